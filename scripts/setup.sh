@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what this project needs on a fresh Debian machine, and nothing that is already there.
+# Debian packages: the Emscripten toolchain, Binaryen, WABT, Chromium, the native build and test tools.
+# npm packages: exactly package-lock.json (npm ci), skipped when node_modules already matches it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# package -> a file it installs (checked instead of asking dpkg, which is slow)
+declare -A wanted=(
+  [emscripten]=/usr/bin/em++
+  [binaryen]=/usr/bin/wasm-opt
+  [wabt]=/usr/bin/wasm-objdump
+  [chromium]=/usr/bin/chromium
+  [cmake]=/usr/bin/cmake
+  [g++]=/usr/bin/g++
+  [clang]=/usr/bin/clang++
+  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+  [libgtest-dev]=/usr/include/gtest/gtest.h
+  [nodejs]=/usr/bin/node
+  [npm]=/usr/bin/npm
+)
+missing=()
+for pkg in "${!wanted[@]}"; do
+  [ -e "${wanted[$pkg]}" ] || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci only when package-lock.json changed since the last install
+stamp=node_modules/.setup-lock-sha256
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" > "$stamp"
+fi
