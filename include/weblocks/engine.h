@@ -1,0 +1,127 @@
+/* The C ABI of the Web Locks engine: the spec's lock manager for one origin.
+ *
+ * Every entry point that touches engine state takes the engine mutex or returns WL_BUSY without
+ * any effect; the caller then waits on the mutex word (layout.h) and calls again. Results are
+ * never partial: an error (negative return) leaves the engine state exactly as it was.
+ *
+ * Strings are UTF-16 code units (any sequence: lone surrogates, NULs, empty, megabytes long).
+ * Ids and client handles are doubles holding integers below 2^53 (layout.h) that never repeat. */
+#ifndef WEBLOCKS_ENGINE_H
+#define WEBLOCKS_ENGINE_H
+
+#include <stdint.h>
+#include "weblocks/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wl_engine wl_engine;
+
+enum wl_mode { WL_EXCLUSIVE = 0, WL_SHARED = 1 };
+enum wl_wait_mode { WL_WAIT = 0, WL_NO_WAIT = 1 /* ifAvailable */, WL_PREEMPT = 2 /* steal */ };
+enum wl_status { WL_GRANTED = 1, WL_QUEUED = 2, WL_NOT_AVAILABLE = 3 };
+enum wl_event_type { WL_EVENT_GRANTED = 1, WL_EVENT_STOLEN = 2 };
+enum wl_error {
+  WL_BUSY = -1,         /* the engine mutex is held elsewhere: wait on it, call again */
+  WL_NO_MEMORY = -2,    /* memory could not grow; nothing changed */
+  WL_BAD_CLIENT = -3,   /* not an open client handle */
+  WL_BAD_ARGUMENT = -4, /* bad mode / wait mode / length, or steal with shared mode */
+  WL_TOO_MANY = -5,     /* 2^24 live requests or clients */
+  WL_BROKEN = -6        /* an agent died inside a call that could not be rolled back (its undo
+                           log ran out of memory): the engine refuses every call */
+};
+
+typedef struct wl_stats {
+  double memory_bytes; /* bytes the engine obtained from the platform */
+  uint32_t clients;    /* open clients */
+  uint32_t entries;    /* held locks + pending requests */
+  uint32_t names;      /* resource names with a non-empty queue or held lock */
+  uint32_t reserved;
+} wl_stats;
+
+/* Opens a client (an agent: tab, worker, thread) with the spec's clientId; owner_tag groups the
+ * clients of one host thread for wl_close_clients_of_owner(). Writes the handle to *handle. */
+int32_t wl_open_client(wl_engine* engine, const uint16_t* client_id, uint32_t client_id_length,
+                       uint32_t owner_tag, double* handle);
+
+/* Agent termination (spec 2.6): aborts the client's requests, releases its locks, processes the
+ * affected queues, rings its doorbell one last time. Returns 0. */
+int32_t wl_close_client(wl_engine* engine, double client);
+
+/* Closes every client opened with owner_tag; returns how many. The host calls it when the agents
+ * of that owner (a thread) are gone. If one of them died inside an engine call, holding the
+ * engine mutex, this call takes the mutex over, rolls the half-done call back (undo log), and
+ * goes on: the engine never stays locked by a dead agent. Never call it for a live owner. */
+int32_t wl_close_clients_of_owner(wl_engine* engine, uint32_t owner_tag);
+
+/* Request a lock (spec 4.1). Returns WL_GRANTED (held now: no event follows), WL_QUEUED (a
+ * WL_EVENT_GRANTED event follows when granted) or WL_NOT_AVAILABLE (no-wait, not grantable: the
+ * queue is untouched and no id is written). Writes the request id to *id. */
+int32_t wl_request(wl_engine* engine, double client, const uint16_t* name, uint32_t name_length,
+                   uint32_t mode, uint32_t wait_mode, double* id);
+
+/* Release a lock (spec 4.2). Returns 1 if the client held it, 0 otherwise (already stolen,
+ * released, still pending, or another client's id: no effect). */
+int32_t wl_release(wl_engine* engine, double client, double id);
+
+/* Abort a request (spec 4.3). Returns 1 if it was pending and is now removed, 0 otherwise
+ * (already granted, gone, or another client's id: no effect). */
+int32_t wl_abort(wl_engine* engine, double client, double id);
+
+/* Moves up to capacity events from the client's inbox, oldest first, into out. Returns how many. */
+int32_t wl_take_events(wl_engine* engine, double client, wl_event_record* out, uint32_t capacity);
+
+/* Snapshot the lock state (spec 4.5) into out (format in layout.h). Returns the byte size of the
+ * snapshot; if that is more than capacity, nothing is written: call again with enough room. */
+int32_t wl_snapshot(wl_engine* engine, void* out, uint32_t capacity);
+
+/* Writes the address of the client's wl_client_header (doorbell, inbox count) to *header. */
+int32_t wl_client_header_address(wl_engine* engine, double client, wl_client_header** header);
+
+int32_t wl_get_stats(wl_engine* engine, wl_stats* out);
+
+/* Caps the bytes the engine may obtain from the platform (0 = only the platform's own limit). */
+int32_t wl_set_memory_limit(wl_engine* engine, double bytes);
+
+/* Layout constants for a foreign mirror (JS) to check: see wl_layout_key. */
+enum wl_layout_key {
+  WL_KEY_LAYOUT_VERSION = 0,
+  WL_KEY_ENGINE_HEADER_SIZE = 1,
+  WL_KEY_CLIENT_HEADER_SIZE = 2,
+  WL_KEY_DOORBELL_OFFSET = 3,
+  WL_KEY_INBOX_COUNT_OFFSET = 4,
+  WL_KEY_EVENT_RECORD_SIZE = 5,
+  WL_KEY_EVENT_ID_OFFSET = 6,
+  WL_KEY_SNAPSHOT_HEADER_SIZE = 7,
+  WL_KEY_SNAPSHOT_RECORD_SIZE = 8,
+  WL_KEY_MUTEX_CONTENDED = 9,
+  WL_KEY_SLOT_LIMIT = 10,
+  WL_KEY_STACK_PAGE_MAGIC = 11,
+  WL_KEY_STACK_PAGE_BYTES = 12,
+  WL_KEY_COUNT = 13
+};
+uint32_t wl_layout_value(uint32_t key);
+
+#ifdef __EMSCRIPTEN__
+/* The one engine of this memory (a zero-initialized global: the first call initializes it). */
+wl_engine* wl_engine_shared(void);
+/* Returns 1 to exactly one caller per memory: the instance that runs _initialize. */
+uint32_t wl_claim_initialization(void);
+#else
+/* Native: an engine on the C heap, memory obtained in chunks (limit as wl_set_memory_limit). */
+wl_engine* wl_engine_create(void);
+void wl_engine_destroy(wl_engine* engine);
+/* The owner tag of the calling thread (what a wasm instance reads from its stack page). */
+void wl_set_thread_owner_tag(uint32_t owner_tag);
+/* Blocks until the engine mutex may be free (after WL_BUSY). */
+void wl_wait_for_mutex(wl_engine* engine);
+/* Blocks until the doorbell word differs from seen (or a spurious wake-up). */
+void wl_wait_for_doorbell(const wl_client_header* header, uint32_t seen);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,375 @@
+// The engine binding: loads the wasm lock engine, attaches instances to one (shared) memory, and
+// exposes the spec's lock manager operations synchronously. The contract is in docs/engine.md.
+// No Node API at top level: this file also runs in browsers (SharedWorker, window, worker).
+import {
+  LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
+  STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,
+} from './layout.js';
+
+export const MODE = Object.freeze({ exclusive: 0, shared: 1 });
+export const WAIT = Object.freeze({ wait: 0, noWait: 1, preempt: 2 });
+export const STATUS = Object.freeze({ granted: 1, queued: 2, notAvailable: 3 });
+export const EVENT = Object.freeze({ granted: 1, stolen: 2 });
+
+const MODE_NAMES = ['exclusive', 'shared'];
+const OUT_BYTES = 16; // scratch [0, 16): out-parameters (a double, or an address)
+
+export class EngineError extends Error {
+  constructor(code, message) {
+    super(message ?? `lock engine: ${code}`);
+    this.name = 'EngineError';
+    this.code = code; // 'NO_MEMORY' | 'BAD_CLIENT' | 'BAD_ARGUMENT' | 'TOO_MANY' | 'BROKEN' | 'STUCK' | 'LAYOUT_MISMATCH' | 'LOAD_FAILED'
+  }
+}
+
+function fail(result) {
+  throw new EngineError(ERROR_CODES[result] ?? `ERROR_${result}`);
+}
+
+export function engineWasmUrl({ shared }) {
+  return new URL(
+    shared ? '../../build/wasm/weblocks-engine-shared.wasm' : '../../build/wasm/weblocks-engine.wasm',
+    import.meta.url,
+  );
+}
+
+const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+async function loadBytes(url) {
+  if (url.protocol === 'file:' && isNode) {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new EngineError('LOAD_FAILED', `lock engine: ${url} answered ${response.status}`);
+  return response.arrayBuffer();
+}
+
+const compiled = new Map();
+
+/** Compiles (once per module kind and URL) the engine module. `url` overrides the default location. */
+export function compileEngine({ shared, url } = {}) {
+  const location = url ? new URL(url, import.meta.url) : engineWasmUrl({ shared: !!shared });
+  const key = location.href;
+  if (!compiled.has(key)) {
+    const promise = loadBytes(location).then((bytes) => WebAssembly.compile(bytes));
+    promise.catch(() => compiled.delete(key));
+    compiled.set(key, promise);
+  }
+  return compiled.get(key);
+}
+
+export function createEngineMemory({ shared }) {
+  return new WebAssembly.Memory({
+    initial: MEMORY_INITIAL_PAGES,
+    maximum: MEMORY_MAXIMUM_PAGES,
+    shared: !!shared,
+  });
+}
+
+function checkLayout(exports) {
+  LAYOUT_KEYS.forEach((name, key) => {
+    const actual = exports.wl_layout_value(key) >>> 0;
+    if (actual !== LAYOUT[name]) {
+      throw new EngineError('LAYOUT_MISMATCH', `lock engine: layout ${name} is ${actual}, this binding expects ${LAYOUT[name]}`);
+    }
+  });
+}
+
+/**
+ * Attaches a new instance to `memory` (its own stack); the first attach on a memory initializes it.
+ * `ownerTag` names the agent (default: the Node threadId, else 0): if this agent dies inside an
+ * engine call, closeClientsOfOwner(ownerTag) elsewhere takes the engine mutex over and undoes the
+ * half-done call.
+ */
+export async function attachEngine({ module, memory, ownerTag }) {
+  const tag = ownerTag === undefined ? await defaultOwnerTag() : ownerTag >>> 0;
+  const instance = await WebAssembly.instantiate(module, {
+    env: { memory, emscripten_notify_memory_growth() {} },
+  });
+  return new Engine(instance.exports, memory, module, tag);
+}
+
+async function defaultOwnerTag() {
+  if (!isNode) return 0;
+  try {
+    const { threadId } = await import('node:worker_threads');
+    return threadId >>> 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** An engine on ordinary memory, serving one context alone. */
+export async function createLocalEngine() {
+  const module = await compileEngine({ shared: false });
+  return attachEngine({ module, memory: createEngineMemory({ shared: false }), ownerTag: 0 });
+}
+
+function decodeUnits(u16, start, length) {
+  if (length === 0) return '';
+  const CHUNK = 8192;
+  if (length <= CHUNK) return String.fromCharCode.apply(null, u16.subarray(start, start + length));
+  let text = '';
+  for (let at = 0; at < length; at += CHUNK) {
+    text += String.fromCharCode.apply(null, u16.subarray(start + at, start + Math.min(length, at + CHUNK)));
+  }
+  return text;
+}
+
+class Engine {
+  constructor(exports, memory, module, ownerTag) {
+    this.memory = memory;
+    this.module = module;
+    // (In a page that is not cross-origin isolated the memory is shared but the global
+    // SharedArrayBuffer constructor is hidden, so ask the buffer itself.)
+    this.shared = Object.prototype.toString.call(memory.buffer) === '[object SharedArrayBuffer]';
+    this._x = exports;
+    checkLayout(exports);
+
+    // This instance's own stack: every instance starts with the same __stack_pointer, so two
+    // threads would otherwise push frames onto the same bytes.
+    const base = memory.grow(STACK_PAGES + SCRATCH_PAGES) * WASM_PAGE;
+    const stackPage = new Uint32Array(memory.buffer, base, 2); // wl_stack_page_header
+    stackPage[0] = LAYOUT.stackPageMagic;
+    stackPage[1] = ownerTag;
+    this.ownerTag = ownerTag;
+    exports.stackRestore(base + STACK_PAGES * WASM_PAGE);
+    if (exports.wl_claim_initialization()) exports._initialize(); // static init: once per memory
+
+    this._out = base + STACK_PAGES * WASM_PAGE;    // out-parameters
+    this._data = this._out + OUT_BYTES;            // names in, snapshots and events out
+    this._dataBytes = SCRATCH_PAGES * WASM_PAGE - OUT_BYTES;
+    this._engine = exports.wl_engine_shared();
+    this._mutexIndex = this._engine >> 2;
+    this._clients = new Map(); // client handle -> { header address, owner tag }, for fast paths
+    this._refreshViews();
+    this._canBlock = this.shared && canBlock(this._i32);
+  }
+
+  // ---- memory views: stale after growth (detached for ordinary memory, short for shared) ----
+  _refreshViews() {
+    const buffer = this.memory.buffer;
+    this._u8 = new Uint8Array(buffer);
+    this._u16 = new Uint16Array(buffer);
+    this._i32 = new Int32Array(buffer);
+    this._u32 = new Uint32Array(buffer);
+    this._f64 = new Float64Array(buffer);
+  }
+
+  _reach(end) {
+    if (end > this._u8.length) this._refreshViews();
+  }
+
+  _ensureData(bytes) {
+    if (bytes <= this._dataBytes) return;
+    const pages = Math.ceil((bytes + OUT_BYTES) / WASM_PAGE);
+    let base;
+    try {
+      base = this.memory.grow(pages) * WASM_PAGE;
+    } catch {
+      throw new EngineError('NO_MEMORY');
+    }
+    // The old scratch area is abandoned (it sits between other instances' regions).
+    this._out = base;
+    this._data = base + OUT_BYTES;
+    this._dataBytes = pages * WASM_PAGE - OUT_BYTES;
+  }
+
+  _writeString(text) {
+    const length = text.length;
+    this._ensureData(length * 2);
+    this._reach(this._data + length * 2);
+    const u16 = this._u16;
+    const at = this._data >> 1;
+    for (let i = 0; i < length; i++) u16[at + i] = text.charCodeAt(i);
+    return length;
+  }
+
+  // WL_BUSY: another agent holds the engine mutex, normally for well under a microsecond.
+  // Called in each call's retry loop with the time that call first waited (0 at first), so that
+  // a mutex held by an agent that died inside a call (until its host closes that agent's
+  // clients) ends in an error instead of a hang.
+  _waitForMutex(since) {
+    const now = performance.now();
+    if (since === 0) since = now;
+    else if (now - since > MUTEX_PATIENCE_MS) {
+      throw new EngineError('STUCK', `lock engine: the engine mutex has been held for over ${MUTEX_PATIENCE_MS} ms (an agent died inside an engine call; closeClientsOfOwner() of its owner frees it)`);
+    }
+    if (this._canBlock) Atomics.wait(this._i32, this._mutexIndex, LAYOUT.mutexContended, MUTEX_WAIT_SLICE_MS);
+    // else (a thread that may not block): retry at once; critical sections are short.
+    return since;
+  }
+
+  _readOutDouble() {
+    this._reach(this._out + 8);
+    return this._f64[this._out >> 3];
+  }
+
+  _headerOf(client) {
+    const known = this._clients.get(client);
+    if (known !== undefined) return known.header;
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_client_header_address(this._engine, client, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    this._reach(this._out + 4);
+    return this._u32[this._out >> 2];
+  }
+
+  // ---- the contract ----
+
+  openClient(clientId, ownerTag = 0) {
+    const text = String(clientId);
+    const length = this._writeString(text);
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_open_client(this._engine, this._data, length, ownerTag >>> 0, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    const client = this._readOutDouble();
+    this._clients.set(client, { header: this._headerOf(client), ownerTag: ownerTag >>> 0 });
+    return client;
+  }
+
+  closeClient(client) {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_close_client(this._engine, client)) === BUSY) since = this._waitForMutex(since);
+    this._clients.delete(client);
+    if (result < 0) fail(result);
+  }
+
+  closeClientsOfOwner(ownerTag) {
+    const tag = ownerTag >>> 0;
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_close_clients_of_owner(this._engine, tag)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    for (const [client, known] of this._clients) if (known.ownerTag === tag) this._clients.delete(client);
+    return result;
+  }
+
+  request(client, name, mode, waitMode) {
+    const length = this._writeString(name);
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_request(this._engine, client, this._data, length, mode, waitMode, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    if (result === STATUS.notAvailable) return { status: result, id: 0 };
+    return { status: result, id: this._readOutDouble() };
+  }
+
+  release(client, id) {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_release(this._engine, client, id)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    return result === 1;
+  }
+
+  abort(client, id) {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_abort(this._engine, client, id)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    return result === 1;
+  }
+
+  takeEvents(client) {
+    const known = this._clients.get(client);
+    if (known !== undefined) {
+      // Fast path: the inbox count is readable without the mutex (layout.h).
+      this._reach(known.header + 8);
+      if (Atomics.load(this._i32, (known.header + LAYOUT.inboxCountOffset) >> 2) === 0) return [];
+    }
+    const events = [];
+    const capacity = Math.floor(this._dataBytes / LAYOUT.eventRecordSize);
+    for (;;) {
+      let count;
+      let since = 0;
+      while ((count = this._x.wl_take_events(this._engine, client, this._data, capacity)) === BUSY) since = this._waitForMutex(since);
+      if (count < 0) fail(count);
+      this._reach(this._data + count * LAYOUT.eventRecordSize);
+      const u32 = this._u32;
+      const f64 = this._f64;
+      for (let i = 0, at = this._data; i < count; i++, at += LAYOUT.eventRecordSize) {
+        events.push({ type: u32[at >> 2], id: f64[(at + LAYOUT.eventIdOffset) >> 3] });
+      }
+      if (count < capacity) return events;
+    }
+  }
+
+  snapshot() {
+    let size;
+    for (;;) {
+      let since = 0;
+      while ((size = this._x.wl_snapshot(this._engine, this._data, this._dataBytes)) === BUSY) since = this._waitForMutex(since);
+      if (size < 0) fail(size);
+      if (size <= this._dataBytes) break;
+      this._ensureData(size);
+    }
+    this._reach(this._data + size);
+    const u32 = this._u32;
+    const u16 = this._u16;
+    let at = this._data;
+    const heldCount = u32[at >> 2];
+    const pendingCount = u32[(at + 4) >> 2];
+    at += LAYOUT.snapshotHeaderSize;
+    const held = [];
+    const pending = [];
+    for (let i = 0; i < heldCount + pendingCount; i++) {
+      const nameLength = u32[at >> 2];
+      const mode = u32[(at + 4) >> 2];
+      const clientIdLength = u32[(at + 8) >> 2];
+      at += LAYOUT.snapshotRecordSize;
+      const name = decodeUnits(u16, at >> 1, nameLength);
+      at += nameLength * 2;
+      const clientId = decodeUnits(u16, at >> 1, clientIdLength);
+      at += clientIdLength * 2;
+      at = (at + 3) & ~3;
+      (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
+    }
+    return { held, pending };
+  }
+
+  doorbell(client) {
+    const header = this._headerOf(client);
+    this._reach(header + LAYOUT.clientHeaderSize);
+    return { int32: this._i32, index: (header + LAYOUT.doorbellOffset) >> 2 };
+  }
+
+  stats() {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_get_stats(this._engine, this._data)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    this._reach(this._data + 24);
+    const at = this._data;
+    return {
+      memoryBytes: this._f64[at >> 3],
+      clients: this._u32[(at + 8) >> 2],
+      entries: this._u32[(at + 12) >> 2],
+      names: this._u32[(at + 16) >> 2],
+    };
+  }
+
+  /** Caps the bytes the engine may take from memory (0: only the memory's own maximum). */
+  setMemoryLimit(bytes) {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_set_memory_limit(this._engine, bytes)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+  }
+}
+
+// Atomics.wait throws on threads that may not block (a browser window's main thread).
+function canBlock(int32) {
+  try {
+    Atomics.wait(int32, 0, ~Atomics.load(int32, 0), 0); // value never matches: returns at once
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export { Engine };

@@ -1,0 +1,307 @@
+// The Web Locks scheduling algorithms (spec section 4, and 2.6 for agent termination), with the
+// spec's step numbers. Allocation always happens before the first change of state, so that
+// WL_NO_MEMORY leaves everything as it was.
+#include "algorithms.h"
+
+#include "platform.h"
+
+namespace wl {
+
+namespace {
+
+// ---- client inbox: events to a client, and its doorbell ----
+
+// Capacity the inbox needs so that events can later be posted without allocating: every
+// pending request may still produce two events (granted, stolen), a held lock one (stolen).
+uint32_t inbox_needed(const Client* client, uint32_t extra_entries) {
+  return client->header.inbox_count + 2 * (client->entry_count + extra_entries);
+}
+
+bool reserve_inbox(Engine* engine, Client* client, uint32_t extra_entries) {
+  uint32_t needed = inbox_needed(client, extra_entries);
+  if (needed <= client->inbox_capacity) return true;
+  uint32_t capacity = client->inbox_capacity ? client->inbox_capacity : 8;
+  while (capacity < needed) capacity *= 2;
+  wl_event_record* grown = arena_new_array<wl_event_record>(&engine->arena, capacity);
+  if (!grown) return false;
+  uint32_t count = client->header.inbox_count;
+  for (uint32_t i = 0; i < count; i++)  // a fresh block
+    grown[i] = client->inbox[(client->inbox_head + i) & (client->inbox_capacity - 1)];
+  if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
+  put(client->inbox, grown);
+  put(client->inbox_capacity, capacity);
+  put(client->inbox_head, 0u);
+  return true;
+}
+
+void set_inbox_count(Client* client, uint32_t count) {
+  undo_record(&client->header.inbox_count);
+  __atomic_store_n(&client->header.inbox_count, count, __ATOMIC_SEQ_CST);
+}
+
+// (Not undone by a rollback: a waiter woken for nothing looks and waits again.)
+void ring_doorbell(Client* client) {
+  __atomic_fetch_add(&client->header.doorbell, 1, __ATOMIC_SEQ_CST);
+  platform_notify_all(&client->header.doorbell);
+}
+
+// Room is guaranteed by reserve_inbox() when the entry was created.
+void post_event(Client* client, uint32_t type, double id) {
+  uint32_t count = client->header.inbox_count;
+  wl_event_record& record = client->inbox[(client->inbox_head + count) & (client->inbox_capacity - 1)];
+  put(record.type, type);
+  put(record.reserved, 0u);
+  put(record.id, id);
+  set_inbox_count(client, count + 1);
+  ring_doorbell(client);
+}
+
+// ---- entries ----
+
+double id_of(const Entry* entry) { return SlotTable<Entry>::name_of(entry); }
+
+void remove_held(Engine* engine, Entry* lock) {
+  Queue* queue = lock->queue;
+  queue->held.remove(lock);
+  put(queue->held_count, queue->held_count - 1);
+  if (lock->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count - 1);
+  engine->held.remove(lock);
+}
+
+void forget_entry(Engine* engine, Entry* entry) {
+  Client* client = entry->client;
+  client->entries.remove(entry);
+  put(client->entry_count, client->entry_count - 1);
+  engine->entries.give_back(entry);
+}
+
+// Drops a queue that has neither held locks nor pending requests (unobservable in the spec,
+// whose queue map only grows; here it keeps memory bounded by what is live).
+void drop_queue_if_empty(Engine* engine, Queue* queue) {
+  if (queue->held_count || !queue->pending.empty()) return;
+  remove_queue(engine, queue);
+  free_queue(engine, queue);
+}
+
+// Spec 2.5 "grantable", for the request at the front of its queue (step 7 is the caller's:
+// only the first pending request can be grantable).
+bool grantable_at_front(const Queue* queue, uint32_t mode) {
+  if (mode == WL_EXCLUSIVE) return queue->held_count == 0;  // step 8
+  return queue->exclusive_held_count == 0;                  // step 9
+}
+
+// Spec 4.4: process the lock request queue. `requested` is the request being made by the
+// caller right now: its grant is reported by the return value of request_a_lock, not an event.
+void process_the_lock_request_queue(Engine* engine, Queue* queue, const Entry* requested) {
+  // 2. For each request of queue: 1. if request is grantable (only ever the first, step 7)
+  while (Entry* request = queue->pending.head) {
+    if (!grantable_at_front(queue, request->mode)) break;
+    queue->pending.remove(request);  // 2.1.1 remove request from queue
+    engine->pending.remove(request);
+    put(request->state, EntryState::kHeld);  // 2.1.9 a new lock with the request's items
+    queue->held.push_back(request);          // 2.1.10 append lock to the held lock set
+    put(queue->held_count, queue->held_count + 1);
+    if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
+    engine->held.push_back(request);
+    // 2.1.11 the callback runs in the requesting agent: tell it
+    if (request != requested) post_event(request->client, WL_EVENT_GRANTED, id_of(request));
+  }
+}
+
+// 4.4 step 2.1 for a request made in this very call that is granted at once: it goes straight
+// to the held lock set (appended: 2.1.10), and no event is posted (the caller returns GRANTED).
+void grant_fresh(Engine* engine, Entry* request) {
+  Queue* queue = request->queue;
+  request->state = EntryState::kHeld;
+  queue->held.push_back_fresh(request);
+  put(queue->held_count, queue->held_count + 1);
+  if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
+  engine->held.push_back_fresh(request);
+}
+
+}  // namespace
+
+int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, uint32_t owner_tag,
+                    double* handle) {
+  bool too_many = false;
+  if (!engine->clients.reserve(&engine->arena, &too_many)) return too_many ? WL_TOO_MANY : WL_NO_MEMORY;
+  uint16_t* id = nullptr;
+  if (length) {
+    id = arena_new_array<uint16_t>(&engine->arena, length);
+    if (!id) return WL_NO_MEMORY;
+    copy_bytes(id, client_id, sizeof(uint16_t) * length);
+  }
+  Client* client = engine->clients.take();
+  put(client->owner_tag, owner_tag);
+  put(client->id, id);
+  put(client->id_length, length);
+  put(client->entries.head, static_cast<Entry*>(nullptr));
+  put(client->entries.tail, static_cast<Entry*>(nullptr));
+  put(client->entry_count, 0u);
+  put(client->inbox, static_cast<wl_event_record*>(nullptr));
+  put(client->inbox_capacity, 0u);
+  put(client->inbox_head, 0u);
+  set_inbox_count(client, 0);
+  // The doorbell keeps counting across reuses of the record: a stale waiter sees a change.
+  *handle = SlotTable<Client>::name_of(client);
+  return 0;
+}
+
+// Spec 4.1: request a lock.
+int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uint32_t length,
+                       uint32_t mode, uint32_t wait_mode, double* id) {
+  // 2.2 let queue be the lock request queue for name; 2.3 held is engine->held.
+  uint32_t hash = hash_name(name, length);
+  Queue* queue = find_queue(engine, name, length, hash);
+
+  // 2.5.1 ifAvailable and not grantable: report, leave the queue untouched. A new request would
+  // go to the back, so it is grantable only if nothing is pending (2.5 step 7).
+  if (wait_mode == WL_NO_WAIT && queue && (!queue->pending.empty() || !grantable_at_front(queue, mode)))
+    return WL_NOT_AVAILABLE;
+
+  // Allocate everything first: the entry slot, inbox room, the queue of a new name.
+  bool too_many = false;
+  if (!engine->entries.reserve(&engine->arena, &too_many)) return too_many ? WL_TOO_MANY : WL_NO_MEMORY;
+  if (!reserve_inbox(engine, client, 1)) return WL_NO_MEMORY;
+  if (!queue) {
+    if (!reserve_name(engine)) return WL_NO_MEMORY;
+    queue = new_queue(engine, name, length, hash);
+    if (!queue) return WL_NO_MEMORY;
+    insert_queue(engine, queue);
+  }
+
+  // 1. let request be a new lock request (a record taken in this call: its own fields are
+  // written without undo records)
+  Entry* request = engine->entries.take();
+  request->state = EntryState::kPending;
+  request->mode = mode;
+  request->queue = queue;
+  request->client = client;
+  client->entries.push_back_fresh(request);
+  put(client->entry_count, client->entry_count + 1);
+
+  if (wait_mode == WL_PREEMPT) {
+    // 2.4.1 for each lock of held with this name: remove it, reject its released promise
+    // (the holder is told "stolen")
+    while (Entry* lock = queue->held.head) {
+      double stolen_id = id_of(lock);
+      Client* holder = lock->client;
+      remove_held(engine, lock);
+      forget_entry(engine, lock);
+      post_event(holder, WL_EVENT_STOLEN, stolen_id);
+    }
+    // 2.4.2 prepend request in queue; 2.6 process the queue: the request is first and nothing
+    // of this name is held, so it is granted, and the next request (if any) waits behind it.
+    grant_fresh(engine, request);
+  } else if (queue->pending.empty() && grantable_at_front(queue, mode)) {
+    // 2.5.2 enqueue request; 2.6 process the queue: it is the only request, and grantable.
+    grant_fresh(engine, request);
+  } else {
+    // 2.5.2 enqueue request in queue. 2.6 processing would change nothing: the first request
+    // was not grantable before (or it would have been granted) and still is not.
+    queue->pending.push_back_fresh(request);
+    engine->pending.push_back_fresh(request);
+  }
+  *id = id_of(request);
+  return request->state == EntryState::kHeld ? WL_GRANTED : WL_QUEUED;
+}
+
+// Spec 4.2: release the lock.
+bool release_a_lock(Engine* engine, Client* client, double id) {
+  Entry* lock = engine->entries.find(id);
+  if (!lock || lock->client != client || lock->state != EntryState::kHeld) return false;
+  Queue* queue = lock->queue;               // 2-5 the queue of the lock's name
+  remove_held(engine, lock);                // 6 remove lock from the held lock set
+  forget_entry(engine, lock);
+  process_the_lock_request_queue(engine, queue, nullptr);  // 7
+  drop_queue_if_empty(engine, queue);
+  return true;
+}
+
+// Spec 4.3: abort the request.
+bool abort_a_request(Engine* engine, Client* client, double id) {
+  Entry* request = engine->entries.find(id);
+  if (!request || request->client != client || request->state != EntryState::kPending) return false;
+  Queue* queue = request->queue;            // 2-5
+  queue->pending.remove(request);           // 6 remove request from queue
+  engine->pending.remove(request);
+  forget_entry(engine, request);
+  process_the_lock_request_queue(engine, queue, nullptr);  // 7
+  drop_queue_if_empty(engine, queue);
+  return true;
+}
+
+// Spec 2.6: when an agent terminates.
+void agent_termination(Engine* engine, Client* client) {
+  // 1. for each lock request of the agent: abort the request
+  for (Entry* entry = client->entries.head; entry;) {
+    Entry* next = ClientList::next(entry);
+    if (entry->state == EntryState::kPending) abort_a_request(engine, client, id_of(entry));
+    entry = next;
+  }
+  // 2. for each lock of the agent: release the lock
+  while (Entry* lock = client->entries.head) release_a_lock(engine, client, id_of(lock));
+
+  if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
+  if (client->id_length) arena_free_array(&engine->arena, client->id, client->id_length);
+  put(client->inbox, static_cast<wl_event_record*>(nullptr));
+  put(client->inbox_capacity, 0u);
+  set_inbox_count(client, 0);
+  engine->clients.give_back(client);
+  ring_doorbell(client);  // a waiter on this doorbell wakes and finds its client gone
+}
+
+uint32_t take_events(Client* client, wl_event_record* out, uint32_t capacity) {
+  uint32_t count = client->header.inbox_count;
+  if (count > capacity) count = capacity;
+  for (uint32_t i = 0; i < count; i++)
+    out[i] = client->inbox[(client->inbox_head + i) & (client->inbox_capacity - 1)];
+  if (count) {
+    put(client->inbox_head, (client->inbox_head + count) & (client->inbox_capacity - 1));
+    set_inbox_count(client, client->header.inbox_count - count);
+  }
+  return count;
+}
+
+namespace {
+uint64_t record_size(const Entry* entry) {
+  uint64_t units = uint64_t{entry->queue->name_length} + entry->client->id_length;
+  return sizeof(wl_snapshot_record) + (units * 2 + 3) / 4 * 4;
+}
+
+unsigned char* write_record(unsigned char* at, const Entry* entry) {
+  wl_snapshot_record record{entry->queue->name_length, entry->mode, entry->client->id_length};
+  copy_bytes(at, &record, sizeof record);
+  at += sizeof record;
+  copy_bytes(at, entry->queue->name, sizeof(uint16_t) * entry->queue->name_length);
+  at += sizeof(uint16_t) * entry->queue->name_length;
+  copy_bytes(at, entry->client->id, sizeof(uint16_t) * entry->client->id_length);
+  at += sizeof(uint16_t) * entry->client->id_length;
+  if ((entry->queue->name_length + entry->client->id_length) & 1) {
+    at[0] = at[1] = 0;
+    at += 2;
+  }
+  return at;
+}
+}  // namespace
+
+uint64_t snapshot_size(Engine* engine) {
+  uint64_t size = sizeof(wl_snapshot_header);
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e)) size += record_size(e);
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e)) size += record_size(e);
+  return size;
+}
+
+// Spec 4.5: snapshot the lock state. Pending (step 3) is listed in request order across names,
+// held (step 5) in the held lock set's order, which is grant order.
+void snapshot_the_lock_state(Engine* engine, void* out) {
+  auto* at = static_cast<unsigned char*>(out);
+  wl_snapshot_header header{0, 0};
+  unsigned char* header_at = at;
+  at += sizeof header;
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e), header.held_count++) at = write_record(at, e);
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e), header.pending_count++) at = write_record(at, e);
+  copy_bytes(header_at, &header, sizeof header);
+}
+
+}  // namespace wl

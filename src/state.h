@@ -1,0 +1,95 @@
+// The engine's state, all of it in engine memory: the spec's lock request queue map (one queue
+// per resource name), the held lock set, lock requests and clients.
+#pragma once
+#include <stdint.h>
+
+#include "arena.h"
+#include "list.h"
+#include "slot_table.h"
+#include "undo.h"
+#include "weblocks/engine.h"
+#include "weblocks/layout.h"
+
+namespace wl {
+
+struct Queue;
+struct Client;
+
+enum class EntryState : uint32_t { kPending = 1, kHeld = 2 };
+
+// A lock request (pending) or a lock (held): the same record, moved from one list to another
+// when granted, so its id stays the same.
+struct Entry {
+  uint32_t slot, generation, next_free;
+  bool live;
+  EntryState state;
+  uint32_t mode;          // wl_mode
+  Queue* queue;           // its resource name's queue
+  Client* client;
+  Link<Entry> queue_link;   // in queue->pending or queue->held
+  Link<Entry> global_link;  // in engine pending (request order) or held (grant order)
+  Link<Entry> client_link;  // in client->entries
+};
+
+using QueueList = List<Entry, &Entry::queue_link>;
+using GlobalList = List<Entry, &Entry::global_link>;
+using ClientList = List<Entry, &Entry::client_link>;
+
+// The lock request queue of one resource name, split as Chromium does: the held locks of that
+// name first, then the pending requests (the spec's queue) in order.
+struct Queue {
+  Queue* hash_next;
+  uint32_t hash;
+  uint32_t name_length;
+  uint16_t* name;
+  QueueList held;
+  QueueList pending;
+  uint32_t held_count;
+  uint32_t exclusive_held_count;
+};
+
+struct NameTable {
+  Queue** buckets;
+  uint32_t bucket_count;  // a power of two, or 0
+  uint32_t count;
+};
+
+struct Client {
+  wl_client_header header;  // first: the doorbell and inbox count (layout.h)
+  uint32_t slot, generation, next_free;
+  bool live;
+  uint32_t owner_tag;
+  uint32_t id_length;
+  uint16_t* id;
+  ClientList entries;
+  uint32_t entry_count;
+  wl_event_record* inbox;   // a ring
+  uint32_t inbox_capacity;  // a power of two
+  uint32_t inbox_head;
+};
+
+struct Engine {
+  wl_engine_header header;  // first: the mutex word (layout.h)
+  Arena arena;
+  SlotTable<Entry> entries;
+  SlotTable<Client> clients;
+  NameTable names;
+  GlobalList held;     // the spec's held lock set, in grant order
+  GlobalList pending;  // every pending request, in request order
+  UndoLog undo;        // the current call's writes (undo.h)
+  uint32_t broken;     // a dead holder's call could not be rolled back: refuse all calls
+};
+
+// Name table (names.cpp)
+uint32_t hash_name(const uint16_t* name, uint32_t length);
+Queue* find_queue(Engine* engine, const uint16_t* name, uint32_t length, uint32_t hash);
+// Allocates a queue for a name not in the table; inserts nothing yet. nullptr: no memory.
+Queue* new_queue(Engine* engine, const uint16_t* name, uint32_t length, uint32_t hash);
+void free_queue(Engine* engine, Queue* queue);
+// Makes room for one more name (rehashing as it grows). False only if there is no bucket array
+// at all and none can be allocated; a full table that cannot grow still accepts names.
+bool reserve_name(Engine* engine);
+void insert_queue(Engine* engine, Queue* queue);
+void remove_queue(Engine* engine, Queue* queue);
+
+}  // namespace wl

@@ -1,0 +1,82 @@
+// When memory cannot grow, the failing call returns WL_NO_MEMORY and the state stays intact.
+#include "test_support.h"
+
+using namespace wltest;
+
+namespace {
+u16string numbered(const char* prefix, int i, size_t padding) {
+  u16string name;
+  for (const char* p = prefix; *p; p++) name += static_cast<char16_t>(*p);
+  for (char c : std::to_string(i)) name += static_cast<char16_t>(c);
+  name += u16string(padding, u'.');
+  return name;
+}
+}  // namespace
+
+TEST(OutOfMemory, ARequestThatCannotAllocateFailsAndLeavesEveryOtherClientUntouched) {
+  EngineHandle engine;
+  double a = engine.open(u"a"), b = engine.open(u"b");
+  RequestResult held = engine.request(a, u"kept");
+  RequestResult waiting = engine.request(b, u"kept");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes), 0);
+  Snapshot before = engine.snapshot();
+  int failed_at = -1;
+  for (int i = 0; i < 100000 && failed_at < 0; i++) {
+    RequestResult result = engine.request(a, numbered("n", i, 500), WL_SHARED);
+    if (result.status == WL_NO_MEMORY) failed_at = i;
+    else ASSERT_EQ(result.status, WL_GRANTED);
+  }
+  ASSERT_GE(failed_at, 0) << "the limit was reached";
+  Snapshot after = engine.snapshot();
+  EXPECT_EQ(after.held.size(), before.held.size() + failed_at) << "the failed request left no trace";
+  EXPECT_EQ(after.pending, before.pending);
+  EXPECT_EQ(engine.stats().names, 1u + failed_at);
+  // Everything else still works: release, grant, events.
+  EXPECT_EQ(engine.release(a, held.id), 1);
+  EXPECT_EQ(engine.events(b), (std::vector<Event>{{WL_EVENT_GRANTED, waiting.id}}));
+}
+
+TEST(OutOfMemory, FreedMemoryIsReusedWhenMemoryCannotGrow) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), 4 * 65536), 0);
+  std::vector<double> ids;
+  for (int i = 0;; i++) {
+    RequestResult result = engine.request(a, numbered("big", i, 5000));
+    if (result.status == WL_NO_MEMORY) break;
+    ASSERT_EQ(result.status, WL_GRANTED);
+    ids.push_back(result.id);
+  }
+  ASSERT_GT(ids.size(), 2u);
+  for (double id : ids) EXPECT_EQ(engine.release(a, id), 1);
+  // Larger blocks freed above are split for smaller requests.
+  for (int i = 0; i < 200; i++) EXPECT_EQ(engine.request(a, numbered("small", i, 10)).status, WL_GRANTED) << i;
+}
+
+TEST(OutOfMemory, OpeningAClientThatCannotAllocateFailsCleanly) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  engine.request(a, u"n");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes), 0);
+  u16string huge_id(1 << 20, u'i');
+  double client = 0;
+  EXPECT_EQ(wl_open_client(engine.get(), reinterpret_cast<const uint16_t*>(huge_id.data()),
+                           static_cast<uint32_t>(huge_id.size()), 0, &client), WL_NO_MEMORY);
+  EXPECT_EQ(engine.stats().clients, 1u);
+  EXPECT_EQ(engine.snapshot().held.size(), 1u);
+}
+
+TEST(OutOfMemory, AGrantOrStealNeverNeedsMemory) {
+  // Inbox room for every event a request may still cause is reserved when it is made.
+  EngineHandle engine;
+  double a = engine.open(u"a"), b = engine.open(u"b");
+  RequestResult held = engine.request(a, u"n");
+  std::vector<double> waiting;
+  for (int i = 0; i < 300; i++) waiting.push_back(engine.request(b, u"n", WL_SHARED).id);
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes), 0);
+  EXPECT_EQ(engine.release(a, held.id), 1);
+  EXPECT_EQ(engine.events(b).size(), 300u);
+  RequestResult steal = engine.request(a, u"n", WL_EXCLUSIVE, WL_PREEMPT);
+  EXPECT_EQ(steal.status, WL_GRANTED);
+  EXPECT_EQ(engine.events(b).size(), 300u) << "every shared holder is told";
+}

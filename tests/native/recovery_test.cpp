@@ -1,0 +1,277 @@
+// An agent that dies inside an engine call (a thread terminate()d in the middle of a wasm call,
+// holding the engine mutex) must not take the engine down: closing the clients of its owner
+// takes the mutex over and undoes the half-done call (src/undo.h), and the engine goes on as if
+// the call had never been made. Each scenario is cut at every one of its writes in turn.
+#include <setjmp.h>
+
+#include <cstdio>
+
+#include <functional>
+#include <string>
+
+#include "../../src/state.h"
+#include "../../src/testing_hooks.h"
+#include "test_support.h"
+
+using namespace wltest;
+
+namespace {
+
+constexpr uint32_t kDeadOwner = 7;
+
+struct World {
+  double a = 0, b = 0, d = 0;  // d belongs to the owner that dies
+  std::vector<double> ids;     // ids of interest, by setup order
+};
+
+u16string name_of(const std::string& text) { return u16string(text.begin(), text.end()); }
+
+// The state every scenario starts from: locks held and waited for on several names, by the
+// dying owner's client and by others, and an undelivered event in d's inbox.
+void common_setup(EngineHandle& engine, World& w) {
+  w.a = engine.open(u"client-a");
+  w.b = engine.open(u"client-b");
+  w.d = engine.open(u"client-d", kDeadOwner);
+  w.ids.push_back(engine.request(w.a, u"x").id);              // 0: a holds x
+  w.ids.push_back(engine.request(w.b, u"x").id);              // 1: b waits x
+  w.ids.push_back(engine.request(w.d, u"y", WL_SHARED).id);   // 2: d holds y
+  w.ids.push_back(engine.request(w.a, u"y", WL_SHARED).id);   // 3: a holds y
+  w.ids.push_back(engine.request(w.b, u"y").id);              // 4: b waits y
+  w.ids.push_back(engine.request(w.d, u"x").id);              // 5: d waits x
+  w.ids.push_back(engine.request(w.d, u"w").id);              // 6: d holds w
+  w.ids.push_back(engine.request(w.a, u"w", WL_SHARED).id);   // 7: a waits w
+  w.ids.push_back(engine.request(w.b, u"w", WL_SHARED).id);   // 8: b waits w
+  double stolen = engine.request(w.d, u"v").id;
+  engine.request(w.a, u"v", WL_EXCLUSIVE, WL_PREEMPT);        // d gets a "stolen" event
+  (void)stolen;
+}
+
+struct Scenario {
+  const char* name;
+  std::function<void(EngineHandle&, World&)> extra_setup;
+  std::function<int32_t(wl_engine*, World&)> call;  // made by the dying owner's agent
+};
+
+// Everything observable: lock state, counts, each surviving client's events, and the outcome of
+// a fixed sequence of further calls (which also exercises the allocator's free lists).
+std::vector<std::string> observe(EngineHandle& engine, World& w) {
+  std::vector<std::string> seen;
+  auto add = [&](const std::string& line) { seen.push_back(line); };
+  auto dump = [&]() {
+    Snapshot s = engine.snapshot();
+    std::string line = "held:";
+    for (auto& l : s.held) line += " " + std::string(l.name.begin(), l.name.end()) + "/" + std::to_string(l.mode) + "/" + std::string(l.client_id.begin(), l.client_id.end());
+    line += " pending:";
+    for (auto& l : s.pending) line += " " + std::string(l.name.begin(), l.name.end()) + "/" + std::to_string(l.mode) + "/" + std::string(l.client_id.begin(), l.client_id.end());
+    add(line);
+    wl_stats stats = engine.stats();
+    add("clients " + std::to_string(stats.clients) + " entries " + std::to_string(stats.entries) + " names " + std::to_string(stats.names));
+  };
+  auto events = [&](double client, const char* who) {
+    std::string line = std::string(who) + " events:";
+    for (const Event& e : engine.events(client)) line += " " + std::to_string(e.type) + "@" + std::to_string(static_cast<uint64_t>(e.id));
+    add(line);
+  };
+  dump();
+  events(w.a, "a");
+  events(w.b, "b");
+  // Further calls: release what a and b hold, make new requests, open and close a client.
+  for (double id : w.ids) {
+    add("release a " + std::to_string(engine.release(w.a, id)));
+    add("release b " + std::to_string(engine.release(w.b, id)));
+  }
+  events(w.a, "a");
+  events(w.b, "b");
+  for (int i = 0; i < 40; i++) {
+    RequestResult r = engine.request(i % 2 ? w.a : w.b, name_of("after-" + std::to_string(i % 7) + std::string(i, '.')), i % 3 ? WL_SHARED : WL_EXCLUSIVE);
+    add("request " + std::to_string(r.status) + " " + std::to_string(static_cast<uint64_t>(r.id)));
+  }
+  double e = engine.open(u"client-e");
+  add("open e " + std::to_string(static_cast<uint64_t>(e)));
+  engine.request(e, u"x", WL_EXCLUSIVE, WL_PREEMPT);
+  engine.close(w.a);
+  events(w.b, "b");
+  dump();
+  return seen;
+}
+
+// Structural checks that a half-undone write would break (list walks are bounded, so that a
+// cycle fails the test instead of hanging it).
+constexpr uint32_t kWalkLimit = 100000;
+
+void check_invariants(wl_engine* handle) {
+  auto* engine = reinterpret_cast<wl::Engine*>(handle);
+  uint32_t held = 0, pending = 0, queues = 0;
+  for (uint32_t bucket = 0; bucket < engine->names.bucket_count; bucket++) {
+    for (wl::Queue* q = engine->names.buckets[bucket]; q; q = q->hash_next) {
+      ASSERT_LT(++queues, kWalkLimit);
+      ASSERT_EQ(q->hash & (engine->names.bucket_count - 1), bucket);
+      uint32_t count = 0, exclusive = 0;
+      wl::Entry* prev = nullptr;
+      for (wl::Entry* e = q->held.head; e; prev = e, e = e->queue_link.next) {
+        ASSERT_EQ(e->queue_link.prev, prev);
+        ASSERT_EQ(e->state, wl::EntryState::kHeld);
+        ASSERT_EQ(e->queue, q);
+        ASSERT_LT(++count, kWalkLimit);
+        exclusive += e->mode == WL_EXCLUSIVE;
+      }
+      ASSERT_EQ(q->held.tail, prev);
+      ASSERT_EQ(q->held_count, count);
+      ASSERT_EQ(q->exclusive_held_count, exclusive);
+      ASSERT_TRUE(exclusive == 0 || count == 1) << "an exclusive holder never shares";
+      prev = nullptr;
+      for (wl::Entry* e = q->pending.head; e; prev = e, e = e->queue_link.next) {
+        ASSERT_EQ(e->queue_link.prev, prev);
+        ASSERT_EQ(e->state, wl::EntryState::kPending);
+        ASSERT_LT(++pending, kWalkLimit);
+      }
+      ASSERT_EQ(q->pending.tail, prev);
+      held += count;
+      ASSERT_TRUE(count || q->pending.head) << "no empty queue is kept";
+    }
+  }
+  ASSERT_EQ(engine->names.count, queues);
+  uint32_t global = 0;
+  wl::Entry* prev = nullptr;
+  for (wl::Entry* e = engine->held.head; e; prev = e, e = e->global_link.next, global++) {
+    ASSERT_EQ(e->global_link.prev, prev);
+    ASSERT_LT(global, kWalkLimit);
+  }
+  ASSERT_EQ(engine->held.tail, prev);
+  ASSERT_EQ(global, held);
+  global = 0;
+  prev = nullptr;
+  for (wl::Entry* e = engine->pending.head; e; prev = e, e = e->global_link.next, global++) {
+    ASSERT_EQ(e->global_link.prev, prev);
+    ASSERT_LT(global, kWalkLimit);
+  }
+  ASSERT_EQ(engine->pending.tail, prev);
+  ASSERT_EQ(global, pending);
+  ASSERT_EQ(engine->entries.live_count, held + pending);
+  uint32_t free_slots = 0;
+  for (uint32_t slot = engine->entries.free_head; slot; slot = engine->entries.at(slot - 1)->next_free) {
+    ASSERT_FALSE(engine->entries.at(slot - 1)->live);
+    ASSERT_LT(++free_slots, 1u << 24);
+  }
+  ASSERT_EQ(free_slots + engine->entries.live_count, engine->entries.chunk_count * 256u);
+  ASSERT_EQ(__atomic_load_n(&engine->header.mutex, __ATOMIC_SEQ_CST), 0u);
+  ASSERT_EQ(engine->undo.count, 0u);
+}
+
+// Runs `call` as the dying owner, dying before its `writes`-th recorded write. Returns true if
+// it died (false: the call completed first).
+bool call_and_die(wl_engine* engine, World& w, const Scenario& scenario, long writes) {
+  jmp_buf jump;
+  wl_set_thread_owner_tag(kDeadOwner);
+  wl::death_simulation.jump = &jump;
+  wl::death_simulation.writes_left = writes;
+  bool died = true;
+  if (setjmp(jump) == 0) {
+    scenario.call(engine, w);
+    died = false;
+  }
+  wl::death_simulation.jump = nullptr;
+  wl_set_thread_owner_tag(0);
+  if (died) wl::set_active_undo_log(nullptr);  // the dead agent's thread-local, not the engine's
+  return died;
+}
+
+void run(const Scenario& scenario) {
+  SCOPED_TRACE(scenario.name);
+  // What the survivors must see: the call never happened, then the owner's clients closed.
+  EngineHandle expected_engine;
+  World expected_world;
+  common_setup(expected_engine, expected_world);
+  scenario.extra_setup(expected_engine, expected_world);
+  EXPECT_EQ(expected_engine.close_owner(kDeadOwner), 1);
+  std::vector<std::string> expected = observe(expected_engine, expected_world);
+
+  long cut = 1;
+  for (;; cut++) {
+    EngineHandle engine;
+    World w;
+    common_setup(engine, w);
+    scenario.extra_setup(engine, w);
+    if (!call_and_die(engine.get(), w, scenario, cut)) break;
+    auto* state = reinterpret_cast<wl::Engine*>(engine.get());
+    ASSERT_NE(__atomic_load_n(&state->header.mutex, __ATOMIC_SEQ_CST), 0u) << "the dead agent holds the mutex";
+    ASSERT_EQ(state->header.holder_tag, kDeadOwner);
+    wl_stats stats;
+    ASSERT_EQ(wl_get_stats(engine.get(), &stats), WL_BUSY) << "others wait for the dead holder";
+    ASSERT_EQ(engine.close_owner(kDeadOwner), 1) << "cut before write " << cut;
+    check_invariants(engine.get());
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_EQ(observe(engine, w), expected) << "cut before write " << cut;
+    check_invariants(engine.get());
+  }
+  EXPECT_GT(cut, 2) << "the call made several writes";
+  std::printf("[ recovery ] %s: cut at each of %ld writes\n", scenario.name, cut - 1);
+}
+
+}  // namespace
+
+TEST(DeadHolderRecovery, ARequestThatCreatesANameIsUndoneAtEveryCut) {
+  run({"request new name", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'z'}; return wl_request(e, w.d, n, 1, WL_EXCLUSIVE, WL_WAIT, &id); }});
+}
+
+TEST(DeadHolderRecovery, AQueuedRequestIsUndoneAtEveryCut) {
+  run({"queued request", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'x'}; return wl_request(e, w.d, n, 1, WL_SHARED, WL_WAIT, &id); }});
+}
+
+TEST(DeadHolderRecovery, AStealIsUndoneAtEveryCut) {
+  run({"steal", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'y'}; return wl_request(e, w.d, n, 1, WL_EXCLUSIVE, WL_PREEMPT, &id); }});
+}
+
+TEST(DeadHolderRecovery, AReleaseThatGrantsOthersIsUndoneAtEveryCut) {
+  run({"release with grants", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { return wl_release(e, w.d, w.ids[6]); }});
+}
+
+TEST(DeadHolderRecovery, AnAbortIsUndoneAtEveryCut) {
+  run({"abort", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { return wl_abort(e, w.d, w.ids[5]); }});
+}
+
+TEST(DeadHolderRecovery, AClientCloseIsUndoneAtEveryCut) {
+  run({"close client", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { return wl_close_client(e, w.d); }});
+}
+
+TEST(DeadHolderRecovery, ClosingAnotherOwnersClientsIsUndoneAtEveryCut) {
+  run({"close clients of owner 0", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World&) { return wl_close_clients_of_owner(e, 0); }});
+}
+
+TEST(DeadHolderRecovery, TakingEventsIsUndoneAtEveryCut) {
+  run({"take events", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { wl_event_record out[4]; return wl_take_events(e, w.d, out, 4); }});
+}
+
+TEST(DeadHolderRecovery, OpeningAClientIsUndoneAtEveryCut) {
+  run({"open client", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World&) { double h; const uint16_t id[] = {'n', 'e', 'w'}; return wl_open_client(e, id, 3, kDeadOwner, &h); }});
+}
+
+TEST(DeadHolderRecovery, GrowingTheTablesIsUndoneAtEveryCut) {
+  // Setup fills the entry table's first chunk and the name table's first bucket array, so the
+  // call allocates a new chunk, a larger directory and rehashes the names.
+  run({"table growth",
+       [](EngineHandle& engine, World& w) {
+         wl_stats stats = engine.stats();
+         for (uint32_t i = stats.names; i < 16; i++) engine.request(w.b, name_of("fill-" + std::to_string(i)), WL_SHARED);
+         for (uint32_t i = engine.stats().entries; i < 256; i++) engine.request(w.b, u"fill-0", WL_SHARED);
+       },
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'g', 'r', 'o', 'w'}; return wl_request(e, w.d, n, 4, WL_EXCLUSIVE, WL_WAIT, &id); }});
+}
+
+TEST(DeadHolderRecovery, AnUntaggedHolderIsNeverTakenOver) {
+  EngineHandle engine;
+  auto* word = reinterpret_cast<uint32_t*>(engine.get());
+  __atomic_store_n(word, WL_MUTEX_LOCKED, __ATOMIC_SEQ_CST);  // held by some live agent (tag 0)
+  EXPECT_EQ(wl_close_clients_of_owner(engine.get(), kDeadOwner), WL_BUSY);
+  EXPECT_EQ(wl_close_clients_of_owner(engine.get(), 0), WL_BUSY) << "owner 0 is never declared dead";
+  __atomic_store_n(word, WL_MUTEX_UNLOCKED, __ATOMIC_SEQ_CST);
+}
