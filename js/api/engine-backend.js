@@ -1,0 +1,185 @@
+// A backend (docs/api.md, "The backend contract") for one context that calls a lock engine
+// (js/engine) directly: one engine client per context. Used by the in-context engine
+// (local-backend.js) and by the Node host, whose threads share one engine in shared memory.
+// Hosts that can wait on the client's doorbell (Atomics.waitAsync) do so through `onActivity`;
+// events this context causes itself are also picked up after each engine call.
+import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
+
+const WAIT_MODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
+
+// The backends of this agent on each engine: a call by one context can put events in another's
+// inbox (a release grants a waiter), and contexts of one agent look at each other's doorbells
+// after every call instead of waiting on them.
+const agentBackends = new WeakMap();
+
+export class EngineBackend {
+  /**
+   * @param engine    an Engine (js/engine/index.js)
+   * @param clientId  the spec's clientId of this context
+   * @param ownerTag  uint32 the engine groups clients by (a Node threadId), 0 by default
+   */
+  constructor(engine, clientId, ownerTag = 0) {
+    this.engine = engine;
+    this.clientId = clientId;
+    this.client = engine.openClient(clientId, ownerTag);
+    this.bell = null;
+    this.bellIndex = 0;
+    this.seen = this.ringCount();
+    this.listeners = new Map();   // engine id -> listener, for requests queued or held here
+    this.waiting = 0;             // how many of them are still queued
+    this.drainScheduled = false;
+    this.closed = false;
+    // Tokens for requests the engine refused: never engine ids (positive) nor the provisional
+    // tokens of a DeferredBackend in front of this one (small negative numbers).
+    this.failedTokens = -(2 ** 52);
+    /** Host hook, called when `waiting` or the number of listeners may have changed. */
+    this.onActivity = null;
+    this.drainNow = () => { this.drainScheduled = false; this.drain(); };
+    let peers = agentBackends.get(engine);
+    if (peers === undefined) agentBackends.set(engine, peers = []);
+    this.peers = peers;
+    peers.push(this);
+  }
+
+  // ---- the backend contract ----
+
+  request(name, mode, waitMode, listener) {
+    let answer;
+    try {
+      if (this.closed) throw new DOMException('This context no longer takes lock requests.', 'InvalidStateError');
+      answer = this.engine.request(this.client, name, MODE[mode], WAIT_MODES[waitMode]);
+    } catch (error) {
+      const token = this.failedTokens--;
+      queueMicrotask(() => listener.failed(token, asRequestError(error)));
+      return token;
+    }
+    const id = answer.id;
+    const status = answer.status;
+    if (status === STATUS.granted) {
+      this.listeners.set(id, listener);
+      // Delivered before any event a later drain finds (microtasks run in order).
+      queueMicrotask(() => listener.granted(id));
+    } else if (status === STATUS.queued) {
+      this.listeners.set(id, listener);
+      this.waiting++;
+    } else { // STATUS.notAvailable: the queue is untouched
+      queueMicrotask(() => listener.notAvailable(id));
+    }
+    this.afterCall();
+    return id;
+  }
+
+  release(token) {
+    const listener = this.listeners.get(token);
+    if (listener === undefined) return;
+    this.listeners.delete(token);
+    if (!this.engine.release(this.client, token)) {
+      // Already gone: stolen (or this context was declared dead) before its event reached us.
+      listener.stolen(token);
+    }
+    this.afterCall();
+  }
+
+  abort(token) {
+    const listener = this.listeners.get(token);
+    if (listener === undefined || this.closed) return Promise.resolve(false);
+    const removed = this.engine.abort(this.client, token);
+    if (removed) {
+      this.listeners.delete(token);
+      this.waiting--;
+      this.afterCall();
+    }
+    return Promise.resolve(removed);
+  }
+
+  query() {
+    try {
+      return Promise.resolve(this.engine.snapshot());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  // ---- events ----
+
+  /** The doorbell word's value. Views of ordinary memory detach when it grows: fetch a new one then. */
+  ringCount() {
+    if (this.bell === null || this.bell.length === 0) {
+      const bell = this.engine.doorbell(this.client);
+      this.bell = bell.int32;
+      this.bellIndex = bell.index;
+    }
+    return Atomics.load(this.bell, this.bellIndex);
+  }
+
+  /** Takes this client's events from the engine and tells the listeners (call asynchronously). */
+  drain() {
+    if (this.closed) return;
+    this.seen = this.ringCount();
+    const events = this.engine.takeEvents(this.client);
+    for (let i = 0; i < events.length; i++) {
+      const { type, id } = events[i];
+      const listener = this.listeners.get(id);
+      if (listener === undefined) continue;
+      if (type === EVENT.granted) {
+        this.waiting--;
+        listener.granted(id);
+      } else if (type === EVENT.stolen) {
+        this.listeners.delete(id);
+        listener.stolen(id);
+      }
+    }
+    if (events.length !== 0 && this.onActivity !== null) this.onActivity();
+  }
+
+  /** After an engine call: our own call may have queued events for us (a self-grant, a self-steal). */
+  afterCall() {
+    const peers = this.peers;
+    for (let i = 0; i < peers.length; i++) peers[i].checkBell();
+    if (this.onActivity !== null) this.onActivity();
+  }
+
+  checkBell() {
+    if (!this.drainScheduled && !this.closed && this.ringCount() !== this.seen) {
+      this.drainScheduled = true;
+      queueMicrotask(this.drainNow);
+    }
+  }
+
+  /** Agent termination (spec 2.6) of this context: the engine aborts its requests and releases its locks. */
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.peers.splice(this.peers.indexOf(this), 1);
+    this.engine.closeClient(this.client);
+    for (let i = 0; i < this.peers.length; i++) this.peers[i].checkBell();
+    this.listeners.clear();
+    this.waiting = 0;
+    if (this.onActivity !== null) this.onActivity();
+  }
+}
+
+/** The engine's capacity errors are what the web platform calls QuotaExceededError. */
+function asRequestError(error) {
+  if (error?.code === 'NO_MEMORY' || error?.code === 'TOO_MANY') {
+    return new DOMException(`The lock manager is out of capacity (${error.code}).`, 'QuotaExceededError');
+  }
+  return error;
+}
+
+/** A backend for one more context (clientId) on an engine this context already has. */
+export function createEngineBackend(engine, clientId = randomClientId(), ownerTag = 0) {
+  return new EngineBackend(engine, clientId, ownerTag);
+}
+
+/** A clientId: a random UUID, as browsers use for a context's id. */
+export function randomClientId() {
+  const c = globalThis.crypto;
+  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
+  const hex = [];
+  for (let i = 0; i < 32; i++) hex.push(Math.floor(Math.random() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = ((parseInt(hex[16], 16) & 3) | 8).toString(16);
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,94 @@
+// The in-context engine: one engine on ordinary memory serving this context alone. The fallback
+// everywhere (no SharedWorker, no shared memory, or asked for). The engine loads asynchronously;
+// the backend takes requests at once and hands them to the engine, in order, once it is ready.
+import { createLocalEngine } from '../engine/index.js';
+import { EngineBackend, randomClientId } from './engine-backend.js';
+
+/**
+ * A backend backed by a backend that is still being created (a Promise). Calls made before it is
+ * ready are queued in order under provisional tokens (negative numbers, never engine ids).
+ */
+class DeferredBackend {
+  constructor(clientId, ready) {
+    this.clientId = clientId;
+    this.target = null;
+    this.error = null;
+    this.queue = [];          // [provisional token, name, mode, waitMode, listener]
+    this.realTokens = new Map(); // provisional token -> the target's token
+    this.nextToken = -1;
+    this.ready = ready.then(
+      (target) => { this.target = target; this.flush(); return target; },
+      (error) => { this.error = error; this.flush(); throw error; });
+    this.ready.catch(() => {});
+  }
+
+  flush() {
+    const queue = this.queue;
+    this.queue = null;
+    for (const [token, name, mode, waitMode, listener] of queue) {
+      if (this.error !== null) {
+        listener.failed(token, this.error);
+        continue;
+      }
+      const real = this.target.request(name, mode, waitMode, tokenTranslator(listener, token));
+      this.realTokens.set(token, real);
+    }
+  }
+
+  request(name, mode, waitMode, listener) {
+    if (this.target !== null) return this.target.request(name, mode, waitMode, listener);
+    const token = this.nextToken--;
+    if (this.error !== null) {
+      queueMicrotask(() => listener.failed(token, this.error));
+    } else {
+      this.queue.push([token, name, mode, waitMode, listener]);
+    }
+    return token;
+  }
+
+  release(token) {
+    if (token < 0) {
+      const real = this.realTokens.get(token);
+      this.realTokens.delete(token);
+      if (real !== undefined) this.target.release(real);
+      return;
+    }
+    this.target.release(token);
+  }
+
+  abort(token) {
+    if (token >= 0) return this.target.abort(token);
+    if (this.queue !== null) {
+      const at = this.queue.findIndex((entry) => entry[0] === token);
+      if (at < 0) return Promise.resolve(false);
+      this.queue.splice(at, 1);
+      return Promise.resolve(true);
+    }
+    const real = this.realTokens.get(token);
+    return real === undefined ? Promise.resolve(false) : this.target.abort(real);
+  }
+
+  query() {
+    return this.target !== null ? this.target.query() : this.ready.then((target) => target.query());
+  }
+}
+
+// Listeners are told the token the LockManager knows (the provisional one).
+function tokenTranslator(listener, token) {
+  return {
+    granted: () => listener.granted(token),
+    notAvailable: () => listener.notAvailable(token),
+    stolen: () => listener.stolen(token),
+    failed: (_, error) => listener.failed(token, error),
+  };
+}
+
+/**
+ * A backend on an engine of its own (ordinary memory), for this context alone.
+ * Returned at once; requests made before the engine has loaded wait for it.
+ */
+export function createLocalBackend({ clientId = randomClientId() } = {}) {
+  return new DeferredBackend(clientId, createLocalEngine().then((engine) => new EngineBackend(engine, clientId)));
+}
+
+export { DeferredBackend };

@@ -1,0 +1,2 @@
+// Types of "./register" (node --import <package>/register): a side-effect module, nothing exported.
+export {};
