@@ -1,0 +1,450 @@
+// The backend (docs/api.md, "The backend contract") of one context served by the hub. It speaks
+// the protocol (js/hub/protocol.js) over one MessagePort at a time, obtained from `connect()`
+// (a SharedWorker's port, or one the creating context handed to this worker). It also keeps the
+// context's side of liveness: it answers pings, says `bye` on pagehide, and notices a lost hub (no
+// message for a while and no answer to a probe), then connects again and re-registers what it holds
+// and waits for, in order (the new hub's reclaim window keeps new grants back meanwhile).
+import {
+  PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, isHubMessage,
+} from '../hub/protocol.js';
+
+// The life of one request, as this context sees it.
+const SENT = 0;     // sent, no answer yet
+const QUEUED = 1;   // the hub queued it (seq known)
+const HELD = 2;     // granted
+
+export class HubBackend {
+  /**
+   * @param connect   () => Promise<MessagePort>: a fresh port to the hub (called again after a loss)
+   * @param options   { clientId, liveness, log, now }
+   */
+  constructor(connect, options = {}) {
+    this.connectPort = connect;
+    this.clientId = options.clientId ?? randomClientId();
+    this.liveness = { ...LIVENESS, ...options.liveness };
+    this.log = options.log ?? ((level, text) => (console[level] ?? console.log).call(console, `[weblocks] ${text}`));
+    this.now = options.now ?? (() => performance.now());
+    this.port = null;
+    this.connecting = null;     // Promise while a port is being obtained
+    this.outbox = [];           // messages sent while no port is open yet
+    this.hubId = null;          // the hub that welcomed us last
+    this.helloEntries = null;   // reclaim entries of the hello in flight (answered by welcome)
+    this.failure = null;        // a permanent error (protocol mismatch): every request fails with it
+    this.asleep = false;        // between pagehide (bfcache) and pageshow
+    this.records = new Map();   // token -> { name, mode, wait, listener, state, seq }
+    this.aborts = new Map();    // token -> resolve(boolean)
+    this.queries = new Map();   // call -> { resolve, reject }
+    this.nextToken = 0;
+    this.nextCall = 0;
+    this.lastHeard = this.now();
+    this.probe = null;          // { call, deadline } while a probe is unanswered
+    this.checkTimer = null;
+    this.lastCheck = 0;
+    this.lastLostHub = null;
+    this.clientIdRetries = 0;
+    this.onMessage = (event) => this.receive(event.data);
+    // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
+    this.channel = options.announcements ?? null;
+    if (this.channel !== null) this.channel.onmessage = (event) => this.heardAnnouncement(event.data);
+    /** Measurements for tests and docs: hub losses noticed, times declared dead. */
+    this.stats = { hubLosses: 0, declaredDead: 0, reconnects: 0 };
+  }
+
+  // ---- the backend contract ----
+
+  request(name, mode, wait, listener) {
+    const token = ++this.nextToken;
+    if (this.failure !== null || name.length > LIMITS.nameLength) {
+      const error = this.failure ?? new DOMException(
+        `Lock names longer than ${LIMITS.nameLength} characters are not supported by this implementation.`, 'NotSupportedError');
+      queueMicrotask(() => listener.failed(token, error));
+      return token;
+    }
+    this.records.set(token, { name, mode, wait, listener, state: SENT, seq: null });
+    this.send({ t: C.request, token, name, mode, wait });
+    this.watch();
+    return token;
+  }
+
+  release(token) {
+    const record = this.records.get(token);
+    if (record === undefined) return;
+    this.records.delete(token);
+    if (record.state !== HELD) return; // cannot happen through the LockManager
+    this.send({ t: C.release, token });
+  }
+
+  abort(token) {
+    const record = this.records.get(token);
+    if (record === undefined || record.state === HELD) return Promise.resolve(false);
+    if (this.failure !== null) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      this.aborts.set(token, resolve);
+      this.send({ t: C.abort, token });
+      this.watch();
+    });
+  }
+
+  query() {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      const call = ++this.nextCall;
+      this.queries.set(call, { resolve, reject });
+      this.send({ t: C.query, call });
+      this.watch();
+    });
+  }
+
+  // ---- ports ----
+
+  send(message, transfer) {
+    if (this.port !== null && !this.asleep) {
+      this.port.postMessage(message, transfer ?? []);
+      return;
+    }
+    this.outbox.push([message, transfer]);
+    if (!this.asleep) this.open(null);
+  }
+
+  /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
+  open(lostHub) {
+    if (this.connecting !== null) return;
+    this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
+      this.connecting = null;
+      this.attach(port, lostHub);
+    }, (error) => {
+      this.connecting = null;
+      this.fail(error instanceof Error || error instanceof DOMException
+        ? error : new DOMException(String(error), 'NotSupportedError'));
+    });
+  }
+
+  attach(port, lostHub) {
+    if (this.port !== null) {
+      this.port.onmessage = null;
+      try { this.port.close(); } catch { /* gone */ }
+    }
+    this.port = port;
+    port.onmessage = this.onMessage;
+    port.start?.();
+    this.lastHeard = this.now();
+    this.probe = null;
+    if (this.hubId === null) this.freshHello();
+    else this.hello(lostHub);
+    this.flushOutbox(true);
+  }
+
+  /**
+   * No hub ever answered (the first connection, or one that never started): nothing was granted,
+   * so everything is simply asked for, in order, with its own wait mode.
+   */
+  freshHello() {
+    const port = this.port;
+    this.lastLostHub = null;
+    port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub: null, reclaim: [] });
+    this.helloEntries = [];
+    for (const [token, r] of this.records) port.postMessage({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
+    for (const [token] of this.aborts) port.postMessage({ t: C.abort, token });
+    for (const [call] of this.queries) port.postMessage({ t: C.query, call });
+  }
+
+  /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
+  retryHello() {
+    this.clientId = randomClientId();
+    if (this.hubId === null) this.freshHello();
+    else this.hello(this.lastLostHub);
+  }
+
+  /** Sends what waited for a port. After a re-hello, requests, aborts and queries were re-sent by it. */
+  flushOutbox(reHello) {
+    const outbox = this.outbox;
+    this.outbox = [];
+    for (const [message, transfer] of outbox) {
+      if (reHello && (message.t === C.request || message.t === C.abort || message.t === C.query)) continue;
+      this.port.postMessage(message, transfer ?? []);
+    }
+  }
+
+  /**
+   * The handshake, with what this context must keep across a hub change: locks it holds (only
+   * when the hub was lost: a hub that declared us dead has released them) and requests it waits
+   * for, in their order at the old hub (seq, then token for requests it never acknowledged).
+   */
+  hello(lostHub) {
+    const held = [];
+    const waiting = [];
+    for (const [token, record] of this.records) {
+      if (record.state === HELD) {
+        held.push({ token, name: record.name, mode: record.mode, held: true, seq: null });
+      } else if (record.wait === 'wait' || record.wait === 'preempt') {
+        // A steal in flight is re-sent as a plain request: the lock it would have stolen may be
+        // re-registered by its holder, and a re-registered steal must not break that.
+        waiting.push({ token, name: record.name, mode: record.mode, held: false, seq: record.seq });
+      }
+    }
+    waiting.sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity) || a.token - b.token);
+    // ifAvailable requests in flight: their answer was lost with the hub; "not available" is a true answer.
+    for (const [token, record] of this.records) {
+      if (record.state !== HELD && record.wait === 'no-wait') {
+        this.records.delete(token);
+        queueMicrotask(() => record.listener.notAvailable(token));
+      }
+    }
+    this.helloEntries = held.concat(waiting);
+    this.lastLostHub = lostHub;
+    this.port.postMessage({
+      t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub, reclaim: this.helloEntries,
+    });
+    // Queries and aborts whose answer was lost: ask again (aborts: the request is re-registered).
+    for (const [call] of this.queries) this.port.postMessage({ t: C.query, call });
+    for (const [token] of this.aborts) this.port.postMessage({ t: C.abort, token });
+  }
+
+  // ---- messages from the hub ----
+
+  receive(m) {
+    this.lastHeard = this.now();
+    this.probe = null;
+    if (!isHubMessage(m)) {
+      this.log('warn', 'ignored a message that is not from the hub');
+      return;
+    }
+    const record = m.token !== undefined ? this.records.get(m.token) : undefined;
+    switch (m.t) {
+      case H.ping: this.port.postMessage({ t: C.pong }); return;
+      case H.probed: return;
+      case H.welcome: return this.welcome(m);
+      case H.rejected:
+        // clientIds are public (query() shows them): another connection may have taken ours.
+        // Take a new one rather than give up.
+        if (m.reason === 'clientId' && this.clientIdRetries++ < 5) return this.retryHello();
+        return this.fail(new DOMException(m.message, 'NotSupportedError'));
+      case H.granted:
+        if (record === undefined || record.state === HELD) return;
+        record.state = HELD;
+        record.listener.granted(m.token);
+        return;
+      case H.queued:
+        if (record !== undefined && record.state === SENT) { record.state = QUEUED; record.seq = m.seq; }
+        return;
+      case H.notAvailable:
+        if (record === undefined) return;
+        this.records.delete(m.token);
+        record.listener.notAvailable(m.token);
+        return this.idle();
+      case H.stolen:
+        if (record === undefined) return;
+        this.records.delete(m.token);
+        record.listener.stolen(m.token);
+        return this.idle();
+      case H.failed:
+        if (record === undefined) return;
+        this.records.delete(m.token);
+        record.listener.failed(m.token, new DOMException(m.message, m.name));
+        return this.idle();
+      case H.aborted: {
+        const resolve = this.aborts.get(m.token);
+        if (resolve === undefined) return;
+        this.aborts.delete(m.token);
+        if (m.removed) this.records.delete(m.token);
+        resolve(m.removed);
+        return this.idle();
+      }
+      case H.snapshot: {
+        const query = this.queries.get(m.call);
+        if (query === undefined) return;
+        this.queries.delete(m.call);
+        query.resolve({ held: m.held, pending: m.pending });
+        return this.idle();
+      }
+      case H.dead: return this.declaredDead();
+      default: return undefined;
+    }
+  }
+
+  welcome(m) {
+    if (m.v !== PROTOCOL_VERSION) {
+      this.fail(new DOMException(`Web Locks hub protocol mismatch: this page speaks version ${PROTOCOL_VERSION}, the hub speaks ${m.v}. Serve the polyfill and the hub from the same build.`, 'NotSupportedError'));
+      return;
+    }
+    const entries = this.helloEntries ?? [];
+    this.helloEntries = null;
+    this.hubId = m.hubId;
+    entries.forEach((entry, i) => {
+      const record = this.records.get(entry.token);
+      if (record === undefined) return;
+      const outcome = m.reclaimed[i];
+      if (outcome === 'held') return;
+      if (outcome === 'queued') { record.state = SENT; record.seq = null; return; }
+      // Not taken back: someone else may have it now. The holder learns as a stolen holder does.
+      this.records.delete(entry.token);
+      record.listener.stolen(entry.token);
+    });
+    this.idle();
+  }
+
+  /**
+   * The hub declared this context dead (it was silent: frozen, throttled, paused in a debugger)
+   * and released its locks. Held locks are lost (their promises reject with an AbortError, as on
+   * a steal); waiting requests are registered again, in order.
+   */
+  declaredDead() {
+    this.stats.declaredDead++;
+    this.log('warn', 'the lock hub declared this context dead (it did not answer in time); its held locks were released');
+    this.loseHeld();
+    // The hub forgot our aborts with our requests: they are done.
+    for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
+    this.aborts.clear();
+    this.hello(null);
+  }
+
+  loseHeld() {
+    for (const [token, record] of this.records) {
+      if (record.state !== HELD) continue;
+      this.records.delete(token);
+      record.listener.stolen(token);
+    }
+  }
+
+  fail(error) {
+    if (this.failure === null) this.log('error', `lock requests fail: ${error.message}`);
+    this.failure = error;
+    const records = [...this.records];
+    this.records.clear();
+    for (const [token, record] of records) {
+      if (record.state === HELD) record.listener.stolen(token);
+      else record.listener.failed(token, error);
+    }
+    for (const [, resolve] of this.aborts) resolve(false);
+    this.aborts.clear();
+    for (const [, query] of this.queries) query.reject(error);
+    this.queries.clear();
+    this.outbox = [];
+    this.idle();
+  }
+
+  // ---- liveness: hub loss ----
+
+  /** While anything is outstanding, check that the hub is alive. */
+  watch() {
+    if (this.checkTimer !== null) return;
+    this.checkTimer = setInterval(() => this.check(), this.liveness.CLIENT_CHECK_EVERY);
+  }
+
+  idle() {
+    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) {
+      clearInterval(this.checkTimer);
+      this.checkTimer = null;
+    }
+  }
+
+  check() {
+    if (this.port === null || this.asleep || this.failure !== null) return;
+    const now = this.now();
+    // This context was busy or throttled since the last check: messages may be waiting behind
+    // us. Give the hub its full time again before judging.
+    const late = now - this.lastCheck > this.liveness.CLIENT_CHECK_EVERY * 3;
+    this.lastCheck = now;
+    if (late && this.probe !== null && !this.probe.extended) {
+      // Once per probe: a throttled background tab checks only about once a second.
+      this.probe.deadline = now + this.liveness.PROBE_TIMEOUT;
+      this.probe.extended = true;
+    }
+    if (this.probe !== null) {
+      if (now >= this.probe.deadline) this.hubLost();
+      return;
+    }
+    // Silence alone is not proof (this context may have been busy): a probe settles it.
+    if (now - this.lastHeard >= this.liveness.HUB_SILENT_AFTER) {
+      const call = ++this.nextCall;
+      this.probe = { call, deadline: now + this.liveness.PROBE_TIMEOUT };
+      this.port.postMessage({ t: C.probe, call });
+    }
+  }
+
+  /**
+   * A hub started while we hold or wait under another: ours may have just died. Tell the new one
+   * (it then holds new grants back for our reclaim) and check ours at once.
+   */
+  heardAnnouncement(m) {
+    if (m === null || typeof m !== 'object' || m.t !== ANNOUNCE.started || typeof m.hubId !== 'string') return;
+    if (this.hubId === null || m.hubId === this.hubId || this.records.size === 0 || this.port === null) return;
+    this.channel.postMessage({ t: ANNOUNCE.hadHub, hubId: this.hubId });
+    if (this.probe === null) {
+      const call = ++this.nextCall;
+      this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
+      this.port.postMessage({ t: C.probe, call });
+    }
+    this.watch();
+  }
+
+  /** Makes sure the hub answers soon (a worker of ours asked for a port: our hub may be gone). */
+  checkSoon() {
+    this.watch();
+    if (this.port !== null && this.probe === null && this.now() - this.lastHeard >= this.liveness.PING_AFTER) {
+      const call = ++this.nextCall;
+      this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
+      this.port.postMessage({ t: C.probe, call });
+    }
+  }
+
+  /** Serves this context from another kind of port from now on (a hub that never answered). */
+  switchTo(connect) {
+    this.connectPort = connect;
+    this.reconnect(this.hubId);
+  }
+
+  hubLost() {
+    this.stats.hubLosses++;
+    this.log('warn', `the lock hub stopped answering; reconnecting and re-registering ${this.records.size} locks and requests`);
+    this.reconnect(this.hubId ?? 'unknown');
+  }
+
+  reconnect(lost) {
+    const old = this.port;
+    this.port = null;
+    this.probe = null;
+    if (old !== null) {
+      old.onmessage = null;
+      try { old.close(); } catch { /* gone */ }
+    }
+    this.stats.reconnects++;
+    this.open(lost);
+  }
+
+  // ---- liveness: this context leaving ----
+
+  /** pagehide: tell the hub at once (it releases everything). persisted: the page may come back. */
+  pageHidden(persisted) {
+    if (this.port === null || this.asleep) return;
+    this.port.postMessage({ t: C.bye });
+    if (!persisted) return;
+    this.asleep = true;
+    this.loseHeld();
+  }
+
+  /** pageshow from the back/forward cache: register again what still waits. */
+  pageShown() {
+    if (!this.asleep) return;
+    this.asleep = false;
+    this.lastHeard = this.now();
+    this.hello(null);
+    this.flushOutbox(true);
+    if (this.records.size > 0) this.watch();
+  }
+
+  /** A dedicated worker this context created needs its own connection: hand the hub one end. */
+  adopt(port) {
+    this.send({ t: C.adopt }, [port]);
+    this.checkSoon();
+  }
+}
+
+export function randomClientId() {
+  const c = globalThis.crypto;
+  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
+  const hex = [];
+  for (let i = 0; i < 32; i++) hex.push(Math.floor(Math.random() * 16).toString(16));
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,438 @@
+// The hub: one lock engine serving every context of an origin over MessagePorts. Each port is one
+// engine client (the spec's agent); its messages are validated (protocol.js) and can name only
+// that connection's own tokens. Liveness: `bye` (pagehide), the port `close` event where the
+// browser fires it, and a heartbeat for crashed tabs and terminated workers. After a hub loss the
+// clients re-register here; a reclaim window holds back new requests until they have.
+// Independent of SharedWorker: hub-worker.js wires it to `onconnect`; tests can drive it directly.
+import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
+import {
+  PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, validateClientMessage,
+} from './protocol.js';
+
+const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
+
+// A connection's token states.
+const PENDING = 0;
+const HELD = 1;
+const DEFERRED = 2; // taken during the reclaim window; not in the engine yet
+
+class Connection {
+  constructor(hub, port, parent) {
+    this.hub = hub;
+    this.port = port;
+    this.parent = parent;
+    this.children = new Set();
+    this.client = null;       // engine client handle, once registered
+    this.clientId = null;
+    this.tokens = new Map();  // token -> { id, state, entry }
+    this.tokenOfId = new Map(); // engine id -> token
+    this.maxToken = 0;
+    this.bell = null;
+    this.bellIndex = 0;
+    this.seenBell = 0;
+    this.lastSeen = hub.now();
+    this.dead = false;        // declared dead (or said bye): may register again with a new hello
+    this.gone = false;        // port closed: forgotten for good
+    this.rejections = 0;
+  }
+
+  send(message) {
+    try {
+      this.port.postMessage(message);
+    } catch (error) {
+      this.hub.log('warn', `could not post to ${this.clientId ?? 'an unregistered client'}: ${error?.message}`);
+    }
+  }
+}
+
+export class Hub {
+  /**
+   * @param engine  an Engine (js/engine): the hub is its only user
+   * @param options { hubId, now, log, setTimer, clearTimer, liveness }
+   */
+  constructor(engine, options = {}) {
+    this.engine = engine;
+    this.hubId = options.hubId ?? randomHubId();
+    this.now = options.now ?? (() => performance.now());
+    this.logger = options.log ?? defaultLog;
+    this.liveness = { ...LIVENESS, ...options.liveness };
+    this.connections = new Set();
+    this.clientIds = new Map(); // clientId -> live Connection
+    this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
+    this.reclaimUntil = 0;      // > now while the reclaim window is open
+    this.reclaimStarted = false;
+    this.deferred = [];         // new requests held back during the window: [conn, token]
+    this.reclaimPending = [];   // re-registered waiting requests: [conn, token, seq, arrival]
+    this.arrivals = 0;
+    this.startedAt = this.now();
+    this.timer = setInterval(() => this.tick(), this.liveness.TICK);
+    this.reclaimTimer = null;
+    // The origin-wide hub announces itself (the in-context fallback does not): contexts that
+    // still hold locks under a hub that just died answer, and this hub opens its reclaim window
+    // before a newcomer can be granted what they hold.
+    this.channel = options.announce ?? null;
+    if (this.channel !== null) {
+      this.channel.onmessage = (event) => this.heard(event.data);
+      this.reclaimUntil = this.now() + this.liveness.STARTUP_HOLD;
+      this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.STARTUP_HOLD);
+      this.channel.postMessage({ t: ANNOUNCE.started, hubId: this.hubId });
+    }
+  }
+
+  /** A context answered the announcement: it held locks or waited under another hub. */
+  heard(m) {
+    if (m === null || typeof m !== 'object' || m.t !== ANNOUNCE.hadHub || typeof m.hubId !== 'string' || m.hubId === this.hubId) return;
+    const young = this.now() - this.startedAt < this.liveness.RECLAIM_WINDOW * 2;
+    if (young && !this.reclaimStarted) this.openReclaimWindow();
+  }
+
+  log(level, text) {
+    this.logger(level, `[weblocks hub ${this.hubId.slice(0, 8)}] ${text}`);
+  }
+
+  /** A new port: a context that constructed the SharedWorker, or one a context adopted for its worker. */
+  connect(port, parent = null) {
+    const conn = new Connection(this, port, parent);
+    this.connections.add(conn);
+    if (parent !== null) parent.children.add(conn);
+    port.onmessage = (event) => this.receive(conn, event);
+    port.onmessageerror = () => this.reject(conn, 'a message could not be deserialized');
+    // Behind a flag in Chromium today; where it fires, a closed port is a clean exit.
+    port.addEventListener?.('close', () => this.forget(conn));
+    port.start?.();
+    return conn;
+  }
+
+  // ---- receiving ----
+
+  receive(conn, event) {
+    if (conn.gone) return;
+    conn.lastSeen = this.now();
+    const message = event.data;
+    const problem = validateClientMessage(message);
+    if (problem !== null) return this.reject(conn, problem, message);
+    try {
+      if (message.t === C.hello) return this.hello(conn, message);
+      if (message.t === C.pong) return undefined;
+      if (message.t === C.probe) return conn.send({ t: H.probed, call: message.call });
+      if (conn.client === null) {
+        if (conn.dead) return undefined; // in flight when the connection was closed: the client learns from `dead`
+        return this.reject(conn, `${message.t} before hello`, message);
+      }
+      switch (message.t) {
+        case C.request: return this.request(conn, message);
+        case C.release: return this.release(conn, message.token);
+        case C.abort: return this.abort(conn, message.token);
+        case C.query: return this.query(conn, message.call);
+        case C.bye: return this.close(conn, { tell: false });
+        case C.adopt: return this.adopt(conn, event.ports);
+        default: return undefined;
+      }
+    } catch (error) {
+      this.log('error', `failed to handle ${message.t} from ${conn.clientId}: ${error?.stack ?? error}`);
+      return undefined;
+    }
+  }
+
+  reject(conn, reason, message) {
+    conn.rejections++;
+    // Rate-limited so that a flood cannot flood the console.
+    if (conn.rejections <= 10 || conn.rejections % 1000 === 0) {
+      let shown = '';
+      try { shown = JSON.stringify(message)?.slice(0, 120) ?? String(message); } catch { shown = typeof message; }
+      this.log('warn', `rejected a message from ${conn.clientId ?? 'an unregistered client'} (${reason}): ${shown} [${conn.rejections} rejected]`);
+    }
+  }
+
+  // ---- handshake and reclaim ----
+
+  hello(conn, m) {
+    if (m.v !== PROTOCOL_VERSION) {
+      this.log('warn', `refused a client speaking protocol ${m.v}; this hub speaks ${PROTOCOL_VERSION}`);
+      return conn.send({
+        t: H.rejected, v: PROTOCOL_VERSION, reason: 'version',
+        message: `Web Locks hub protocol mismatch: the page speaks version ${m.v}, the hub speaks ${PROTOCOL_VERSION}. Serve the polyfill and the hub from the same build.`,
+      });
+    }
+    if (conn.client !== null) return this.reject(conn, 'second hello on a registered connection', m);
+    const holder = this.clientIds.get(m.clientId);
+    if (holder !== undefined && holder !== conn) {
+      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId already in use by a live client' });
+    }
+    const tokens = new Set();
+    for (const entry of m.reclaim) {
+      if (tokens.has(entry.token)) return this.reject(conn, 'reclaim token listed twice', m);
+      tokens.add(entry.token);
+    }
+    conn.dead = false;
+    conn.clientId = m.clientId;
+    conn.client = this.engine.openClient(m.clientId);
+    const bell = this.engine.doorbell(conn.client);
+    conn.bell = bell.int32;
+    conn.bellIndex = bell.index;
+    conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
+    this.clientIds.set(m.clientId, conn);
+
+    // A client whose hub was lost re-registers here. Its held locks are taken back only by a hub
+    // that is not the one it lost (a hub that declared it dead has released them) and only while
+    // the reclaim window is open (later, someone else may have held them meanwhile).
+    // The window opens once, and only in a young hub (clients notice a loss within ~2 s): an old
+    // hub is not the successor of the one they lost, and a forged hello cannot stall it.
+    const fromLostHub = m.lostHub !== null && m.lostHub !== this.hubId;
+    const young = this.now() - this.startedAt < this.liveness.RECLAIM_WINDOW * 2;
+    if (fromLostHub && young && !this.reclaimStarted) this.openReclaimWindow();
+    const inWindow = this.now() < this.reclaimUntil;
+    const reclaimed = [];
+    for (const entry of m.reclaim) {
+      conn.maxToken = Math.max(conn.maxToken, entry.token);
+      if (entry.held) {
+        if (fromLostHub && inWindow && this.reclaimHeld(conn, entry)) reclaimed.push('held');
+        else reclaimed.push('stolen');
+      } else if (inWindow) {
+        conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry });
+        this.reclaimPending.push([conn, entry.token, entry.seq ?? Number.MAX_SAFE_INTEGER, this.arrivals++]);
+        reclaimed.push('queued');
+      } else {
+        reclaimed.push('queued');
+        conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry });
+        this.submit(conn, entry.token);
+      }
+    }
+    conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: this.hubId, clientId: m.clientId, reclaimed });
+    this.deliverEvents();
+    return undefined;
+  }
+
+  reclaimHeld(conn, entry) {
+    const answer = this.engine.request(conn.client, entry.name, MODE[entry.mode], WAIT.noWait);
+    if (answer.status !== STATUS.granted) {
+      this.log('warn', `${conn.clientId} could not take back ${JSON.stringify(entry.name).slice(0, 60)}: another reclaim holds it`);
+      return false;
+    }
+    conn.tokens.set(entry.token, { id: answer.id, state: HELD, entry });
+    conn.tokenOfId.set(answer.id, entry.token);
+    return true;
+  }
+
+  openReclaimWindow() {
+    clearTimeout(this.reclaimTimer);
+    this.reclaimStarted = true;
+    this.reclaimUntil = this.now() + this.liveness.RECLAIM_WINDOW;
+    this.log('info', `a previous hub was lost: reclaim window open for ${this.liveness.RECLAIM_WINDOW} ms`);
+    this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.RECLAIM_WINDOW);
+  }
+
+  closeReclaimWindow() {
+    this.reclaimUntil = 0;
+    // Waiting requests in their order at the lost hub, then what arrived during the window.
+    const pending = this.reclaimPending.sort((a, b) => a[2] - b[2] || a[3] - b[3]);
+    const deferred = this.deferred;
+    this.reclaimPending = [];
+    this.deferred = [];
+    for (const [conn, token] of pending) this.submit(conn, token);
+    for (const [conn, token] of deferred) this.submit(conn, token);
+    this.deliverEvents();
+    if (this.reclaimStarted) this.log('info', `reclaim window closed: ${pending.length} waiting requests re-queued, ${deferred.length} new ones admitted`);
+  }
+
+  // ---- requests ----
+
+  request(conn, m) {
+    if (m.token <= conn.maxToken) return this.reject(conn, 'token reused', m);
+    if (conn.tokens.size >= LIMITS.tokensPerClient) {
+      conn.maxToken = m.token;
+      return conn.send({ t: H.failed, token: m.token, name: 'QuotaExceededError', message: 'Too many outstanding lock requests from this context.' });
+    }
+    conn.maxToken = m.token;
+    conn.tokens.set(m.token, { id: 0, state: DEFERRED, entry: m });
+    if (this.now() < this.reclaimUntil) {
+      this.deferred.push([conn, m.token]);
+      return undefined;
+    }
+    this.submit(conn, m.token);
+    this.deliverEvents();
+    return undefined;
+  }
+
+  /** Hands a request (new, or re-registered) to the engine: spec 4.1 "request a lock". */
+  submit(conn, token) {
+    const record = conn.tokens.get(token);
+    if (record === undefined || record.state !== DEFERRED || conn.client === null) return;
+    const { name, mode } = record.entry;
+    const wait = record.entry.wait ?? 'wait';
+    let answer;
+    try {
+      answer = this.engine.request(conn.client, name, MODE[mode], WAIT_CODES[wait]);
+    } catch (error) {
+      conn.tokens.delete(token);
+      const name = error?.code === 'NO_MEMORY' ? 'QuotaExceededError' : 'OperationError';
+      conn.send({ t: H.failed, token, name, message: `The lock engine refused the request: ${error?.message ?? error}` });
+      return;
+    }
+    if (answer.status === STATUS.notAvailable) {
+      conn.tokens.delete(token);
+      conn.send({ t: H.notAvailable, token });
+      return;
+    }
+    record.id = answer.id;
+    conn.tokenOfId.set(answer.id, token);
+    if (answer.status === STATUS.granted) {
+      record.state = HELD;
+      conn.send({ t: H.granted, token });
+    } else {
+      record.state = PENDING;
+      conn.send({ t: H.queued, token, seq: ++this.seq });
+    }
+  }
+
+  release(conn, token) {
+    const record = conn.tokens.get(token);
+    if (record === undefined) {
+      // Stolen or aborted while the release was in flight is normal; a token never issued is forged.
+      if (token > conn.maxToken) this.reject(conn, 'release of a token never issued', { t: C.release, token });
+      return;
+    }
+    if (record.state !== HELD) return this.reject(conn, 'release of a request not granted', { t: C.release, token });
+    this.forgetToken(conn, token, record);
+    this.engine.release(conn.client, record.id);
+    this.deliverEvents();
+    return undefined;
+  }
+
+  abort(conn, token) {
+    const record = conn.tokens.get(token);
+    if (record === undefined) {
+      if (token > conn.maxToken) this.reject(conn, 'abort of a token never issued', { t: C.abort, token });
+      return conn.send({ t: H.aborted, token, removed: false });
+    }
+    let removed = false;
+    if (record.state === DEFERRED) {
+      removed = true;
+      this.forgetToken(conn, token, record);
+      this.deferred = this.deferred.filter(([c, t]) => c !== conn || t !== token);
+      this.reclaimPending = this.reclaimPending.filter(([c, t]) => c !== conn || t !== token);
+    } else if (record.state === PENDING) {
+      removed = this.engine.abort(conn.client, record.id);
+      if (removed) this.forgetToken(conn, token, record);
+    }
+    conn.send({ t: H.aborted, token, removed });
+    if (removed) this.deliverEvents();
+    return undefined;
+  }
+
+  query(conn, call) {
+    const state = this.engine.snapshot();
+    conn.send({ t: H.snapshot, call, held: state.held, pending: state.pending });
+  }
+
+  adopt(conn, ports) {
+    if (!ports || ports.length !== 1) return this.reject(conn, 'adopt without exactly one port', { t: C.adopt });
+    this.connect(ports[0], conn);
+    return undefined;
+  }
+
+  forgetToken(conn, token, record) {
+    conn.tokens.delete(token);
+    if (record.id !== 0) conn.tokenOfId.delete(record.id);
+  }
+
+  // ---- engine events ----
+
+  /** After every engine call: tell each client what happened to its requests (grants, steals). */
+  deliverEvents() {
+    for (const conn of this.connections) {
+      if (conn.client === null || conn.tokenOfId.size === 0) continue;
+      const bell = Atomics.load(conn.bell, conn.bellIndex);
+      if (bell === conn.seenBell) continue;
+      conn.seenBell = bell;
+      const events = this.engine.takeEvents(conn.client);
+      for (const { type, id } of events) {
+        const token = conn.tokenOfId.get(id);
+        if (token === undefined) continue;
+        const record = conn.tokens.get(token);
+        if (type === EVENT.granted) {
+          if (record.state === HELD) continue;
+          record.state = HELD;
+          conn.send({ t: H.granted, token });
+        } else if (type === EVENT.stolen) {
+          this.forgetToken(conn, token, record);
+          conn.send({ t: H.stolen, token });
+        }
+      }
+    }
+  }
+
+  // ---- liveness ----
+
+  tick() {
+    const now = this.now();
+    // A hub that was itself starved (a flood of messages, a busy machine) cannot tell who was
+    // silent: give everyone a fresh grace period instead of declaring the quiet ones dead.
+    const late = now - (this.lastTick ?? now) > this.liveness.TICK * 3;
+    this.lastTick = now;
+    if (late) {
+      for (const conn of this.connections) conn.lastSeen = Math.max(conn.lastSeen, now - this.liveness.PING_AFTER);
+    }
+    for (const conn of this.connections) {
+      const silent = now - conn.lastSeen;
+      if (conn.client === null) {
+        // Never registered, or closed and not back: forget it after a while.
+        if (silent > this.liveness.DEAD_AFTER * 20) this.forget(conn);
+        continue;
+      }
+      if (silent >= this.liveness.DEAD_AFTER) {
+        this.log('info', `${conn.clientId} silent for ${Math.round(silent)} ms: declared dead, its locks released`);
+        this.close(conn, { tell: true });
+      } else if (silent >= this.liveness.PING_AFTER) {
+        conn.send({ t: H.ping });
+      }
+    }
+  }
+
+  /**
+   * Agent termination (spec: the agent's locks are released and its requests aborted). `tell`:
+   * the context may be alive after all (frozen, throttled): it is told, and treats its locks as stolen.
+   * Its dedicated workers go with it.
+   */
+  close(conn, { tell }) {
+    for (const child of conn.children) if (child.client !== null) this.close(child, { tell: true });
+    if (conn.client === null) return;
+    const client = conn.client;
+    conn.client = null;
+    conn.dead = true;
+    conn.tokens.clear();
+    conn.tokenOfId.clear();
+    if (this.clientIds.get(conn.clientId) === conn) this.clientIds.delete(conn.clientId);
+    this.deferred = this.deferred.filter(([c]) => c !== conn);
+    this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
+    this.engine.closeClient(client);
+    if (tell) conn.send({ t: H.dead });
+    this.deliverEvents();
+  }
+
+  /** The port is gone for good. */
+  forget(conn) {
+    if (conn.gone) return;
+    this.close(conn, { tell: false });
+    conn.gone = true;
+    this.connections.delete(conn);
+    if (conn.parent !== null) conn.parent.children.delete(conn);
+    try { conn.port.close(); } catch { /* already closed */ }
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    clearTimeout(this.reclaimTimer);
+    if (this.channel !== null) this.channel.close();
+  }
+}
+
+function randomHubId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+function defaultLog(level, text) {
+  (console[level] ?? console.log).call(console, text);
+}

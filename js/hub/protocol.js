@@ -1,0 +1,177 @@
+// The hub protocol: every message between a context and the hub, declared once and used by both
+// sides. A message is a plain object whose `t` names its type; each type has one shape, checked by
+// its validator on receipt. The hub trusts nothing a port sends: a message that fails validation is
+// rejected and logged (never thrown into the hub's loop), and every token a message names is looked
+// up in the sending connection's own table, so a client can only touch its own requests and locks.
+
+/** Bumped on any incompatible change. Both sides check it in the handshake. */
+export const PROTOCOL_VERSION = 1;
+
+/** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
+export const HUB_NAME = 'weblocks-wasm-hub';
+
+/** Marks this project's messages on ports it shares with app code (worker <-> creating context). */
+export const PORT_MARKER = '__weblocksWasmHubPort';
+
+// Limits that keep one client from exhausting the hub (a message beyond them is rejected).
+export const LIMITS = Object.freeze({
+  nameLength: 65536,          // UTF-16 code units in a lock name
+  clientIdLength: 256,
+  tokensPerClient: 1 << 20,   // requests a client may have outstanding at once
+  reclaimEntries: 1 << 16,    // locks + requests one hello may re-register
+});
+
+// Liveness (milliseconds). The hub pings a connection it has not heard from for PING_AFTER; a
+// connection silent for DEAD_AFTER is declared dead. Each tick of the hub's timer runs every TICK.
+// Detection bound: DEAD_AFTER + TICK. Clients suspect hub loss after HUB_SILENT_AFTER without a
+// message and confirm it when a probe gets no answer within PROBE_TIMEOUT.
+export const LIVENESS = Object.freeze({
+  TICK: 250,
+  PING_AFTER: 400,
+  DEAD_AFTER: 1500,
+  HUB_SILENT_AFTER: 1500,
+  PROBE_TIMEOUT: 1000,
+  CLIENT_CHECK_EVERY: 250,
+  RECLAIM_WINDOW: 2500,
+  STARTUP_HOLD: 100,
+});
+
+// Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
+// a fresh hub says { t: 'hub-started', hubId }; a context that holds or waits under another hub
+// answers { t: 'had-hub', hubId } and checks its own hub at once. A fresh hub holds grants back for
+// STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died.
+export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub' });
+
+// ---- message types ----
+// context -> hub
+export const C = Object.freeze({
+  hello: 'hello',       // { t, v, clientId, lostHub: string|null, reclaim: ReclaimEntry[] }
+  request: 'request',   // { t, token, name, mode, wait }
+  release: 'release',   // { t, token }
+  abort: 'abort',       // { t, token }
+  query: 'query',       // { t, call }
+  pong: 'pong',         // { t }
+  probe: 'probe',       // { t, call }: "are you there?" (answered by probed)
+  bye: 'bye',           // { t }: clean exit (pagehide): release everything now
+  adopt: 'adopt',       // { t } + a transferred MessagePort: a new connection for a dedicated worker this context created
+});
+// hub -> context
+export const H = Object.freeze({
+  welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[] }
+  rejected: 'rejected',         // { t, v, reason, message }: handshake refused (version mismatch, bad hello)
+  granted: 'granted',           // { t, token }
+  queued: 'queued',             // { t, token, seq }: the request waits; seq orders it among all clients (for reclaim)
+  notAvailable: 'notAvailable', // { t, token }
+  stolen: 'stolen',             // { t, token }
+  failed: 'failed',             // { t, token, name, message }
+  aborted: 'aborted',           // { t, token, removed }
+  snapshot: 'snapshot',         // { t, call, held, pending }
+  ping: 'ping',                 // { t }
+  probed: 'probed',             // { t, call }
+  dead: 'dead',                 // { t }: this connection was declared dead; its locks were released
+});
+
+export const MODES = Object.freeze(['exclusive', 'shared']);
+export const WAIT_MODES = Object.freeze(['wait', 'no-wait', 'preempt']);
+
+// ---- validation ----
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isToken(value) {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isName(value) {
+  return typeof value === 'string' && value.length <= LIMITS.nameLength;
+}
+
+function hasOnlyKeys(message, keys) {
+  for (const key in message) if (!keys.includes(key)) return false;
+  return true;
+}
+
+function checkReclaimEntry(entry) {
+  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq'])
+    && isToken(entry.token) && isName(entry.name) && MODES.includes(entry.mode)
+    && typeof entry.held === 'boolean'
+    && (entry.seq === null || (typeof entry.seq === 'number' && Number.isSafeInteger(entry.seq) && entry.seq >= 0));
+}
+
+// One validator per context -> hub type: returns null when valid, else the reason.
+const CLIENT_VALIDATORS = {
+  [C.hello](m) {
+    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'lostHub', 'reclaim'])) return 'unexpected fields';
+    if (typeof m.v !== 'number') return 'no protocol version';
+    if (typeof m.clientId !== 'string' || m.clientId.length === 0 || m.clientId.length > LIMITS.clientIdLength) return 'bad clientId';
+    if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
+    if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
+    for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
+    return null;
+  },
+  [C.request](m) {
+    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait'])) return 'unexpected fields';
+    if (!isToken(m.token)) return 'bad token';
+    if (typeof m.name !== 'string') return 'name is not a string';
+    if (m.name.length > LIMITS.nameLength) return `name longer than ${LIMITS.nameLength}`;
+    if (!MODES.includes(m.mode)) return 'bad mode';
+    if (!WAIT_MODES.includes(m.wait)) return 'bad wait mode';
+    if (m.wait === 'preempt' && m.mode !== 'exclusive') return 'steal of a shared lock';
+    return null;
+  },
+  [C.release]: tokenOnly,
+  [C.abort]: tokenOnly,
+  [C.query]: callOnly,
+  [C.probe]: callOnly,
+  [C.pong]: bare,
+  [C.bye]: bare,
+  [C.adopt]: bare,
+};
+
+function tokenOnly(m) {
+  if (!hasOnlyKeys(m, ['t', 'token'])) return 'unexpected fields';
+  return isToken(m.token) ? null : 'bad token';
+}
+
+function callOnly(m) {
+  if (!hasOnlyKeys(m, ['t', 'call'])) return 'unexpected fields';
+  return isToken(m.call) ? null : 'bad call id';
+}
+
+function bare(m) {
+  return hasOnlyKeys(m, ['t']) ? null : 'unexpected fields';
+}
+
+/**
+ * Checks a message a context sent to the hub. Returns null when it has a known type and exactly
+ * that type's shape, else a short reason for the log. Never throws (getters cannot run: structured
+ * clone delivers plain data only, and plain-object checks come first).
+ */
+export function validateClientMessage(message) {
+  try {
+    if (!isPlainObject(message)) return 'not a plain object';
+    const validator = Object.prototype.hasOwnProperty.call(CLIENT_VALIDATORS, message.t) ? CLIENT_VALIDATORS[message.t] : undefined;
+    if (validator === undefined) return `unknown type ${JSON.stringify(String(message.t)).slice(0, 40)}`;
+    return validator(message);
+  } catch {
+    return 'unreadable message';
+  }
+}
+
+/** The hub's messages are trusted by the context only as far as their shape: cheap checks. */
+export function isHubMessage(message) {
+  return isPlainObject(message) && typeof message.t === 'string' && Object.prototype.hasOwnProperty.call(H, message.t);
+}
+
+/** Marker messages on app ports (worker <-> creating context): { [PORT_MARKER]: 'need-port' | 'port' }. */
+export function markerOf(data) {
+  return isPlainObject(data) && typeof data[PORT_MARKER] === 'string' ? data[PORT_MARKER] : null;
+}
+
+export function markerMessage(kind) {
+  return { [PORT_MARKER]: kind };
+}

@@ -1,0 +1,81 @@
+// How the polyfill installs: where navigator.locks is missing (or when forced), from the classic
+// bundle (<script src>, inline with WEBLOCKS_HUB_URL, importScripts in workers) or the ES module;
+// every build reaches the same hub. Without SharedWorker it falls back to an in-context engine.
+import { test, expect, call, until, named } from './support/fixtures.js';
+
+async function contend(a, b, name) {
+  const held = await call(a, 'request', name);
+  await call(a, 'granted', held);
+  const waiting = await call(b, 'request', name);
+  await until(a, (s) => named(s.pending, name).length === 1, 'the other page waits');
+  await call(a, 'release', held);
+  await call(b, 'granted', waiting);
+  await call(b, 'release', waiting);
+  expect(await call(b, 'settled', waiting)).toMatchObject({ ok: true });
+}
+
+test('the ES module polyfill and the classic bundle share one hub', async ({ openTab }) => {
+  const [modulePage, classicPage] = await Promise.all([openTab('module.html'), openTab()]);
+  expect(await call(modulePage, 'info')).toMatchObject({ hasLocks: true, polyfill: true });
+  await contend(modulePage, classicPage, 'module-vs-classic');
+  expect((await call(modulePage, 'connection')).hubId).toBe((await call(classicPage, 'connection')).hubId);
+});
+
+test('the classic bundle injected inline finds the hub through WEBLOCKS_HUB_URL', async ({ openTab }) => {
+  const [inline, classic] = await Promise.all([openTab('inline.html'), openTab()]);
+  await contend(classic, inline, 'inline');
+  expect((await call(inline, 'connection')).hubId).toBe((await call(classic, 'connection')).hubId);
+});
+
+test('the polyfill leaves a working native navigator.locks in place unless forced', async ({ context, servers }) => {
+  // This context keeps Chromium's native Web Locks (no removal script).
+  const page = await context.browser().newPage();
+  try {
+    await page.goto(`${servers.plain}tests/browser/pages/native.html`);
+    await page.waitForFunction(() => typeof window.harness === 'object');
+    expect(await page.evaluate(() => navigator.locks === window.nativeLocks)).toBe(true);
+    expect(await page.evaluate(() => harness.connection())).toBeNull();
+    await page.goto(`${servers.plain}tests/browser/pages/native.html?force`);
+    await page.waitForFunction(() => typeof window.harness === 'object');
+    expect(await page.evaluate(() => navigator.locks !== window.nativeLocks && String(navigator.locks))).toBe('[object LockManager]');
+    const id = await call(page, 'request', 'forced');
+    await call(page, 'granted', id);
+    expect((await call(page, 'connection')).hubId).toMatch(/^[0-9a-f-]{36}$/);
+    await call(page, 'release', id);
+  } finally {
+    await page.close();
+  }
+});
+
+test('without SharedWorker the polyfill uses an engine in the page, says so once, and still serves its workers', async ({ openTab }) => {
+  const warnings = [];
+  const page = await openTab('no-shared-worker.html');
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  const w = await call(page, 'spawn', '/tests/browser/pages/worker.js');
+  const held = await call(page, 'request', 'local');
+  await call(page, 'granted', held);
+  const fromWorker = await call(page, [w], 'request', 'local');
+  await until(page, (s) => named(s.pending, 'local').length === 1, 'the worker waits for its page');
+  await call(page, 'release', held);
+  await call(page, [w], 'granted', fromWorker);
+  await call(page, [w], 'release', fromWorker);
+  expect((await call(page, 'connection')).hubId).toMatch(/^local-/);
+  expect(warnings.filter((w) => /no SharedWorker/.test(w))).toHaveLength(1);
+});
+
+test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serves the same protocol', async ({ openTab }) => {
+  // For apps that bundle the hub themselves. (A hub at another URL is another lock space: pick one.)
+  const page = await openTab();
+  const heard = await page.evaluate(() => new Promise((resolve, reject) => {
+    const worker = new SharedWorker('/js/hub/hub-worker.js', { type: 'module', name: 'weblocks-wasm-hub' });
+    const received = [];
+    worker.onerror = () => reject(new Error('the module hub did not start'));
+    worker.port.onmessage = (event) => {
+      received.push(event.data.t);
+      if (event.data.t === 'granted') resolve(received);
+    };
+    worker.port.postMessage({ t: 'hello', v: 1, clientId: 'module-hub-check', lostHub: null, reclaim: [] });
+    worker.port.postMessage({ t: 'request', token: 1, name: 'via-module-hub', mode: 'exclusive', wait: 'wait' });
+  }));
+  expect(heard).toEqual(['welcome', 'granted']);
+});

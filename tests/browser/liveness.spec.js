@@ -1,0 +1,92 @@
+// Liveness: a context that goes away releases its locks (spec: agent termination). A clean exit
+// (pagehide) tells the hub at once; a crashed renderer or a terminate()d worker says nothing, and
+// the hub's heartbeat declares it dead. The hub's host tab is opened first and left alone here
+// (hub-loss.spec.js crashes it). Times are reported, and checked against a loose ceiling only.
+import { test, expect, call, until, named } from './support/fixtures.js';
+
+// The heartbeat bound by construction (js/hub/protocol.js LIVENESS): DEAD_AFTER + TICK = 1750 ms.
+// The ceiling leaves room for a loaded 2-core machine; the measured value is what we report.
+const CEILING_MS = 5000;
+
+function report(label, ms) {
+  test.info().annotations.push({ type: 'measured', description: `${label}: ${ms.toFixed(1)} ms` });
+  console.log(`measured: ${label}: ${ms.toFixed(1)} ms`);
+}
+
+async function holdAndWait(holder, waiter, name, holderPath = []) {
+  const held = await call(holder, holderPath, 'request', name);
+  await call(holder, holderPath, 'granted', held);
+  const waiting = await call(waiter, 'request', name);
+  await until(waiter, (s) => named(s.pending, name).length === 1, 'the waiter is queued');
+  return waiting;
+}
+
+test('a tab closed while holding a lock releases it at once (pagehide)', async ({ openTab }) => {
+  const host = await openTab();
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const waiting = await holdAndWait(a, b, 'closing');
+  const closedAt = await call(b, 'clock');
+  await a.close();
+  const granted = await call(b, 'granted', waiting);
+  report('tab closed -> lock granted elsewhere', granted.at - closedAt);
+  expect(granted.at - closedAt).toBeLessThan(CEILING_MS);
+  await call(b, 'release', waiting);
+  expect(await call(host, 'query')).toEqual({ held: [], pending: [] });
+});
+
+test('a tab whose renderer crashed while holding a lock has it released by the heartbeat', async ({ openTab, context }) => {
+  const host = await openTab();
+  // Isolated pages (COOP + COEP) of the same origin run in processes of their own: the crash
+  // cannot take the hub (hosted with `host`) down with it.
+  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
+  const waiting = await holdAndWait(a, b, 'crashing');
+  const cdp = await context.newCDPSession(a);
+  const crashed = new Promise((resolve) => a.once('crash', resolve));
+  const askedAt = await call(b, 'clock');
+  cdp.send('Page.crash').catch(() => {});
+  await crashed;
+  const crashedAt = await call(b, 'clock');
+  const granted = await call(b, 'granted', waiting);
+  report('Page.crash sent -> crash reported', crashedAt - askedAt);
+  report('renderer crashed -> lock granted elsewhere', granted.at - crashedAt);
+  expect(granted.at - crashedAt).toBeLessThan(CEILING_MS);
+  const state = await call(host, 'query');
+  expect(named(state.held, 'crashing')).toHaveLength(1);
+  const connection = await call(b, 'connection');
+  expect(connection.stats, 'the hub itself survived').toMatchObject({ hubLosses: 0 });
+  await call(b, 'release', waiting);
+});
+
+test('a dedicated worker terminated while holding a lock has it released by the heartbeat', async ({ openTab }) => {
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+  const waiting = await holdAndWait(a, b, 'terminated', [w]);
+  const terminatedAt = await call(a, 'terminate', w);
+  const granted = await call(b, 'granted', waiting);
+  report('worker terminated -> lock granted elsewhere', granted.at - terminatedAt);
+  expect(granted.at - terminatedAt).toBeLessThan(CEILING_MS);
+  await call(b, 'release', waiting);
+});
+
+test('a tab that reloads while holding a lock releases it, and the reloaded page can take it again', async ({ openTab }) => {
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const waiting = await holdAndWait(a, b, 'reloading');
+  await a.reload();
+  await a.waitForFunction(() => typeof window.harness === 'object');
+  await call(b, 'granted', waiting);
+  const again = await call(a, 'request', 'reloading');
+  await until(b, (s) => named(s.pending, 'reloading').length === 1, 'the reloaded page waits');
+  await call(b, 'release', waiting);
+  await call(a, 'granted', again);
+  await call(a, 'release', again);
+});
+
+test('a tab that navigates to another same-origin page while holding a lock releases it', async ({ openTab, servers }) => {
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const waiting = await holdAndWait(a, b, 'navigating');
+  await a.goto(`${servers.plain}tests/browser/pages/plain.html?next`);
+  await call(b, 'granted', waiting);
+  const state = await call(a, 'query');
+  expect(named(state.held, 'navigating')).toHaveLength(1);
+  await call(b, 'release', waiting);
+});

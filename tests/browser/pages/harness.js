@@ -1,0 +1,132 @@
+// A remote control for navigator.locks in one context (window, iframe or worker), driven by the
+// Playwright specs. Requests are handles whose callbacks hold the lock until released; every
+// event is stamped (performance.timeOrigin + now) so specs can order events across contexts.
+// Workers: spawn(url) creates a dedicated worker (which loads this harness too); call(path, ...)
+// runs a harness method in a worker, or in a worker of a worker (path = [id, id, ...]).
+(function (scope) {
+  const handles = new Map();
+  const workers = new Map();
+  let nextHandle = 0;
+  let nextWorker = 0;
+  let nextCall = 0;
+  const calls = new Map();
+  // Every message app code saw (on this worker's global, or from the workers this context spawned).
+  const appMessages = [];
+  if (typeof WorkerGlobalScope !== 'undefined') {
+    scope.addEventListener('message', (event) => {
+      if (!event.data || event.data.harnessCall === undefined) appMessages.push(event.data);
+    });
+  }
+  const clock = () => performance.timeOrigin + performance.now();
+
+  function request(name, options = {}) {
+    const id = ++nextHandle;
+    const h = { id, name, state: 'pending', events: [], controller: null };
+    let release;
+    let fail;
+    h.callbackResult = new Promise((res, rej) => { release = res; fail = rej; });
+    h.release = release;
+    h.fail = fail;
+    h.granted = new Promise((resolve) => { h.onGranted = resolve; });
+    const opts = {};
+    for (const key of ['mode', 'ifAvailable', 'steal']) if (options[key] !== undefined) opts[key] = options[key];
+    if (options.signal) { h.controller = new AbortController(); opts.signal = h.controller.signal; }
+    const promise = navigator.locks.request(name, opts, (lock) => {
+      h.events.push(['granted', clock()]);
+      if (lock === null) { h.state = 'not-available'; h.onGranted(null); return 'no-lock'; }
+      h.state = 'held';
+      h.onGranted({ name: lock.name, mode: lock.mode, at: clock() });
+      return h.callbackResult;
+    });
+    h.settled = promise.then(
+      (value) => { h.state = 'settled'; h.events.push(['settled', clock()]); return { ok: true, value, at: clock() }; },
+      (error) => { h.state = 'settled'; h.events.push(['rejected', clock()]); return { ok: false, name: error && error.name, message: error && error.message, at: clock() }; });
+    handles.set(id, h);
+    return id;
+  }
+
+  function handle(id) {
+    const h = handles.get(id);
+    if (!h) throw new Error(`no handle ${id}`);
+    return h;
+  }
+
+  const api = {
+    request,
+    granted: (id) => handle(id).granted,
+    settled: (id) => handle(id).settled,
+    state: (id) => handle(id).state,
+    release: (id, value) => { const h = handle(id); h.releasedAt = clock(); h.release(value); return h.releasedAt; },
+    fail: (id, message) => { handle(id).fail(new Error(message || 'callback failed')); },
+    abort: (id) => { handle(id).controller.abort(); },
+    query: () => navigator.locks.query(),
+    clock,
+    /** Held-lock intervals of this context: [name, mode, grantedAt, endedAt|null]. */
+    intervals: () => [...handles.values()].filter((h) => h.events.length && h.events[0][0] === 'granted' && h.state !== 'not-available')
+      .map((h) => [h.name, h.mode, h.events[0][1], h.releasedAt !== undefined ? h.releasedAt : (h.events[1] ? h.events[1][1] : null)]),
+    spawn(url) {
+      const id = ++nextWorker;
+      const worker = new Worker(url);
+      worker.addEventListener('message', (event) => {
+        const m = event.data;
+        if (!m || m.harnessReply === undefined) { appMessages.push(m); return; }
+        const call = calls.get(m.harnessReply);
+        calls.delete(m.harnessReply);
+        if (m.error !== undefined) call.reject(new Error(m.error)); else call.resolve(m.value);
+      });
+      workers.set(id, worker);
+      return id;
+    },
+    terminate(id) { workers.get(id).terminate(); workers.delete(id); return clock(); },
+    call(path, method, ...args) {
+      if (path.length === 0) return api[method](...args);
+      const worker = workers.get(path[0]);
+      const call = ++nextCall;
+      return new Promise((resolve, reject) => {
+        calls.set(call, { resolve, reject });
+        worker.postMessage({ harnessCall: call, path: path.slice(1), method, args });
+      });
+    },
+    info: () => ({
+      kind: typeof WorkerGlobalScope !== 'undefined' ? 'worker' : 'window',
+      isolated: !!scope.crossOriginIsolated,
+      hasLocks: !!(navigator.locks && typeof navigator.locks.request === 'function'),
+      polyfill: navigator.locks && Object.getOwnPropertyDescriptor(navigator, 'locks') !== undefined,
+    }),
+    ready: () => true,
+    /** A worker ending itself cleanly (while its callbacks are still pending). */
+    closeSelf: () => { setTimeout(() => scope.close(), 0); return true; },
+    appMessages: () => appMessages.map((m) => JSON.stringify(m)),
+    post: (path, data) => { if (path.length === 1) workers.get(path[0]).postMessage(data); else api.call([path[0]], 'post', path.slice(1), data); },
+    /** The polyfill's connection: which hub, how many hub losses and dead declarations it saw. */
+    connection: () => {
+      const b = scope[Symbol.for('weblocks-wasm.backend')];
+      return b ? { hubId: b.hubId, clientId: b.clientId, stats: { ...b.stats } } : null;
+    },
+  };
+  // Records the handle's mode for intervals().
+  const plainRequest = api.request;
+  api.request = (name, options = {}) => { const id = plainRequest(name, options); handle(id).mode = options.mode || 'exclusive'; return id; };
+
+  // Page lifecycle, for the back/forward cache spec.
+  const lifecycle = [];
+  if (typeof WorkerGlobalScope === 'undefined') {
+    scope.addEventListener('pagehide', (e) => lifecycle.push(`pagehide persisted=${e.persisted}`));
+    scope.addEventListener('pageshow', (e) => lifecycle.push(`pageshow persisted=${e.persisted}`));
+  }
+  api.lifecycle = () => lifecycle.slice();
+
+  scope.harness = api;
+  if (typeof WorkerGlobalScope !== 'undefined') {
+    scope.addEventListener('message', async (event) => {
+      const m = event.data;
+      if (!m || m.harnessCall === undefined) return;
+      try {
+        const value = await api.call(m.path, m.method, ...m.args);
+        scope.postMessage({ harnessReply: m.harnessCall, value });
+      } catch (error) {
+        scope.postMessage({ harnessReply: m.harnessCall, error: String(error && error.stack || error) });
+      }
+    });
+  }
+})(self);

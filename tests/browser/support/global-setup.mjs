@@ -1,0 +1,9 @@
+// Before the specs: the browser bundles must be current (build/dist is built from js/ in ~100 ms).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export default function globalSetup() {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-js.mjs')], { stdio: 'inherit' });
+}
