@@ -1,0 +1,101 @@
+// The demo page: one tab = one context. Wires the lock implementation, this tab's name, the live
+// table, the controls, workers and the two scenarios.
+import { requestedImplementation, selectLocks } from './lib/implementation.js';
+import { claimContextName } from './lib/context-name.js';
+import { RequestBook } from './lib/request-book.js';
+import { openBus } from './lib/bus.js';
+import { createPresence } from './lib/presence.js';
+import { LockView } from './lib/lock-view.js';
+import { h } from './ui/dom.js';
+import { createStatusLine } from './ui/status.js';
+import { createLockTable } from './ui/lock-table.js';
+import { createControls } from './ui/controls.js';
+import { createWorkerPanels } from './ui/workers.js';
+import { createElection } from './scenarios/election.js';
+import { createRefreshRace } from './scenarios/refresh-race.js';
+
+const app = document.getElementById('app');
+const requested = requestedImplementation();
+
+let selected;
+try {
+  selected = await selectLocks(requested);
+} catch (error) {
+  app.replaceChildren(createStatusLine({ requested, error }).element);
+  throw error;
+}
+const { locks, describe } = selected;
+const implementation = { kind: describe().kind };
+const status = createStatusLine({ describe, requested });
+app.replaceChildren(status.element, h('p', { class: 'muted' }, 'Claiming a name...'));
+
+// Shown when this tab's name lock is broken while it lives (see lib/context-name.js).
+const lostNotice = h('p', { class: 'status bad', hidden: true, dataset: { testid: 'lost-notice' } });
+const selfName = await claimContextName(locks, 'Tab', {
+  onLost: (error) => {
+    lostNotice.hidden = false;
+    lostNotice.textContent = `This tab's locks were broken while it was alive (${error.name}: ${error.message}). `
+      + 'With the polyfill this happens when the hub hears nothing from a tab for a while (a frozen or starved tab) and declares it dead. It is taking its name back.';
+  },
+  onRegained: () => {
+    lostNotice.textContent += ` Name taken back at ${new Date().toLocaleTimeString()}.`;
+    announce();
+  },
+});
+document.title = `${selfName} · Web Locks demo`;
+
+const table = createLockTable({ selfName });
+const view = new LockView({ locks, selfName, onChange: () => { table.update(view.rows()); renderContexts(); status.refresh(); } });
+const bus = openBus((message) => {
+  presence.handle(message);
+  view.handle(message);
+  election.handle(message);
+  race.handle(message);
+});
+const announce = () => presence.announce();
+const book = new RequestBook(locks, () => { controls.update(book.list()); announce(); });
+const election = createElection({ locks, bus, selfName, onActivity: announce });
+const race = createRefreshRace({ locks, bus, selfName, onActivity: announce });
+const presence = createPresence({
+  locks, bus, name: selfName, kind: 'tab', implementation,
+  sources: [() => book.active(), election.activity, race.activity],
+  onSnapshot: (snapshot, ownAnnouncement) => { view.handle(ownAnnouncement); view.setSnapshot(snapshot); },
+});
+
+const controls = createControls({
+  title: `${selfName} (this tab)`, testid: 'tab-controls',
+  onRequest: (options) => book.request(options),
+  onAbort: (id) => book.abort(id),
+  onRelease: (id) => book.release(id),
+});
+// Workers use what this tab resolved to (not 'auto'): a worker on the other one would be in another lock space.
+const workers = createWorkerPanels({ implementation: implementation.kind, parentName: selfName });
+
+const contextList = h('ul', { class: 'contexts', dataset: { testid: 'contexts' } });
+function renderContexts() {
+  contextList.replaceChildren(...view.contexts().map((context) => h('li', {
+    dataset: { testid: 'context', name: context.name, inLockSpace: String(context.inLockSpace) },
+    class: context.inLockSpace ? '' : 'bad',
+  }, context.name, context.name === selfName ? ' (this tab)' : '', context.parent ? ` (a worker of ${context.parent})` : '',
+  context.inLockSpace ? '' : ` — uses ${context.implementation?.kind ?? 'another implementation'}: a separate lock space, its locks are not shared with this tab`)));
+}
+
+app.replaceChildren(
+  h('header', {}, h('h1', {}, 'Web Locks across tabs and workers'),
+    h('p', { class: 'you' }, 'You are ', h('strong', { dataset: { testid: 'self-name' } }, selfName))),
+  status.element,
+  lostNotice,
+  h('section', { class: 'panel' }, h('h2', {}, 'Contexts'), contextList,
+    h('button', { dataset: { testid: 'open-tab' }, onclick: () => window.open(location.href, '_blank') }, 'Open another tab'), ' ',
+    h('button', { dataset: { testid: 'start-worker' }, onclick: () => workers.start() }, 'Start a dedicated worker')),
+  table.element,
+  h('div', { class: 'columns' }, h('div', {}, controls.element, workers.element), h('div', {}, election.element, race.element)),
+);
+
+// The timer only re-renders elapsed times and this tab's own hub connection line; the lock state
+// is re-read on announcements only.
+setInterval(() => { table.tick(); controls.tick(); workers.tick(); status.refresh(); }, 250);
+addEventListener('pagehide', () => presence.leave());
+presence.greet();
+announce();
+document.body.dataset.ready = 'true';
