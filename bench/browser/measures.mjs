@@ -1,0 +1,72 @@
+// The measured loops, shared by pages and dedicated workers. Each returns raw times in ms;
+// bench/browser/run.mjs turns them into rounds, medians and ratios.
+export const clock = () => performance.timeOrigin + performance.now();   // comparable across tabs
+
+const noop = () => {};
+
+export async function uncontended(locks, ops) {
+  const t0 = performance.now();
+  for (let i = 0; i < ops; i++) await locks.request('uncontended', noop);
+  return performance.now() - t0;
+}
+
+/** Waits until the absolute time `startAt`, then acquires the shared exclusive lock `count` times. */
+export async function handoff(locks, count, startAt = 0) {
+  const wait = startAt - clock();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const grants = new Array(count);   // when each callback ran: the driver merges tabs to count holder changes
+  let i = 0;
+  const record = () => { grants[i] = clock(); };
+  const start = clock();
+  for (; i < count; i++) await locks.request('handoff', record);
+  return { start, end: clock(), grants };
+}
+
+/** Holds `entries` distinct names until releaseMany() (for query()). */
+const heldForQuery = { releases: [], done: [] };
+export async function holdMany(locks, entries) {
+  const grants = [];
+  for (let i = 0; i < entries; i++) {
+    grants.push(new Promise((granted) => {
+      heldForQuery.done.push(locks.request(`query-${i}`, () => { granted(); return new Promise((r) => heldForQuery.releases.push(r)); }));
+    }));
+  }
+  await Promise.all(grants);
+  const snapshot = await locks.query();
+  if (snapshot.held.length < entries) throw new Error(`query() showed ${snapshot.held.length} of ${entries} held locks`);
+}
+
+/** One query() call: ms. */
+export async function queryOnce(locks) {
+  const t0 = performance.now();
+  await locks.query();
+  return performance.now() - t0;
+}
+
+export async function releaseMany() {
+  for (const release of heldForQuery.releases.splice(0)) release();
+  await Promise.all(heldForQuery.done.splice(0));
+}
+
+/** Holds one name, enqueues `count` requests on it, then releases and waits for all of them to run. */
+export async function pending(locks, count) {
+  let release;
+  let granted;
+  const holding = new Promise((resolve) => { granted = resolve; });
+  const holder = locks.request('pending', () => { granted(); return new Promise((resolve) => { release = resolve; }); });
+  await holding;
+  let ran = 0;
+  let allRan;
+  const drained = new Promise((resolve) => { allRan = resolve; });
+  const callback = () => { if (++ran === count) allRan(); };
+  const promises = new Array(count);
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) promises[i] = locks.request('pending', callback);
+  const t1 = performance.now();
+  release();
+  await drained;
+  const t2 = performance.now();
+  await holder;
+  await Promise.all(promises);
+  return { enqueue: t1 - t0, drain: t2 - t1 };
+}

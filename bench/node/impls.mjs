@@ -1,0 +1,73 @@
+// The Node contenders, loadable in the main thread and in worker threads alike:
+//   native       Node 24's built-in navigator.locks
+//   ours         this project's Node host (js/node/index.js), Node 24's built-in removed first
+//   web-locks    the npm package web-locks (worker_threads; the main thread relays its messages)
+//   async-mutex  the npm package async-mutex: one Mutex per name, in-thread only (the lower bound)
+// Each returns { locks, attachWorker?(worker), capabilities }.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** Removes Node 24's built-in navigator.locks so nothing can reach it by accident. */
+function removeNativeLocks() {
+  if (typeof navigator === 'undefined') return;
+  const proto = Object.getPrototypeOf(navigator);
+  if (Object.getOwnPropertyDescriptor(proto, 'locks')) delete proto.locks;
+  if (Object.getOwnPropertyDescriptor(navigator, 'locks')) delete navigator.locks;
+}
+
+async function loadOurs() {
+  removeNativeLocks();
+  const host = await import('../../js/node/index.js');
+  const locks = host.locks ?? host.default?.locks;
+  if (!locks || typeof locks.request !== 'function') throw new Error('js/node/index.js exports no `locks`');
+  return { locks, capabilities: { threads: true, steal: true, query: true } };
+}
+
+function loadNative() {
+  if (typeof navigator === 'undefined' || typeof navigator.locks?.request !== 'function') {
+    throw new Error(`this Node (${process.version}) has no built-in navigator.locks`);
+  }
+  return { locks: navigator.locks, capabilities: { threads: true, steal: true, query: true } };
+}
+
+function loadWebLocks() {
+  const { locks } = require('web-locks');
+  return {
+    // Its callbacks must return promises (it calls handler(lock).then); wrap so every bench callback works.
+    locks: { request: (name, ...rest) => {
+      const callback = rest.pop();
+      const options = rest[0] ?? {};
+      if (options.steal || options.ifAvailable) throw new Error('web-locks has no steal / ifAvailable');
+      return locks.request(name, options, async (lock) => callback(lock));
+    } },
+    attachWorker: (worker) => locks.attach(worker),
+    capabilities: { threads: true, steal: false, query: false },
+  };
+}
+
+function loadAsyncMutex() {
+  const { Mutex } = require('async-mutex');
+  const mutexes = new Map();
+  return {
+    locks: { request: (name, ...rest) => {
+      const callback = rest.pop();
+      const options = rest[0] ?? {};
+      if (options.steal || options.ifAvailable || options.mode === 'shared') throw new Error('async-mutex: exclusive only');
+      let mutex = mutexes.get(name);
+      if (!mutex) { mutex = new Mutex(); mutexes.set(name, mutex); }
+      return mutex.runExclusive(() => callback({ name, mode: 'exclusive' }));
+    } },
+    capabilities: { threads: false, steal: false, query: false },
+  };
+}
+
+export async function loadImpl(name) {
+  switch (name) {
+    case 'native': return loadNative();
+    case 'ours': return loadOurs();
+    case 'web-locks': return loadWebLocks();
+    case 'async-mutex': return loadAsyncMutex();
+    default: throw new Error(`unknown contender ${name}`);
+  }
+}
