@@ -4,5 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build-engine.sh
-[ -f scripts/build-js.mjs ] && node scripts/build-js.mjs
-exit 0
+node scripts/build-js.mjs
