@@ -79,3 +79,32 @@ test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serve
   }));
   expect(heard).toEqual(['welcome', 'granted']);
 });
+
+test('the ES module ponyfill shares the hub without touching navigator, and createLocalLockManager is a lock space of its own', async ({ openTab }) => {
+  const page = await openTab();
+  const outcome = await page.evaluate(async () => {
+    const ponyfill = await import('/js/browser/index.js');
+    let release;
+    const holding = new Promise((resolve) => { release = resolve; });
+    let granted;
+    const grantedNow = new Promise((resolve) => { granted = resolve; });
+    const held = ponyfill.locks.request('ponyfill', (lock) => { granted(lock.mode); return holding; });
+    const mode = await grantedNow;
+    const blockedForNavigator = await navigator.locks.request('ponyfill', { ifAvailable: true }, (lock) => lock === null);
+    const local = ponyfill.createLocalLockManager();
+    const freeInLocalSpace = await local.request('ponyfill', { ifAvailable: true }, (lock) => lock !== null);
+    release('done');
+    return {
+      mode,
+      result: await held,
+      blockedForNavigator,
+      freeInLocalSpace,
+      distinctFromNavigator: ponyfill.locks !== navigator.locks,
+      tag: Object.prototype.toString.call(local),
+    };
+  });
+  expect(outcome).toEqual({
+    mode: 'exclusive', result: 'done', blockedForNavigator: true, freeInLocalSpace: true,
+    distinctFromNavigator: true, tag: '[object LockManager]',
+  });
+});
