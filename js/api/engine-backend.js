@@ -27,6 +27,9 @@ export class EngineBackend {
     this.seen = this.ringCount();
     this.listeners = new Map();   // engine id -> listener, for requests queued or held here
     this.waiting = 0;             // how many of them are still queued
+    // Ids granted at once by request() whose `granted` is still in a microtask: a drain that runs
+    // before it (scheduled earlier) may find their `stolen` event, which must wait its turn.
+    this.grantsInFlight = new Set();
     this.drainScheduled = false;
     this.closed = false;
     // Tokens for requests the engine refused: never engine ids (positive) nor the provisional
@@ -57,8 +60,11 @@ export class EngineBackend {
     const status = answer.status;
     if (status === STATUS.granted) {
       this.listeners.set(id, listener);
-      // Delivered before any event a later drain finds (microtasks run in order).
-      queueMicrotask(() => listener.granted(id));
+      this.grantsInFlight.add(id);
+      queueMicrotask(() => {
+        this.grantsInFlight.delete(id);
+        listener.granted(id);
+      });
     } else if (status === STATUS.queued) {
       this.listeners.set(id, listener);
       this.waiting++;
@@ -126,7 +132,9 @@ export class EngineBackend {
         listener.granted(id);
       } else if (type === EVENT.stolen) {
         this.listeners.delete(id);
-        listener.stolen(id);
+        // `granted` comes before `stolen` (docs/api.md): a grant still in its microtask goes first.
+        if (this.grantsInFlight.has(id)) queueMicrotask(() => listener.stolen(id));
+        else listener.stolen(id);
       }
     }
     if (events.length !== 0 && this.onActivity !== null) this.onActivity();

@@ -27,3 +27,28 @@ test('a request the engine has no room for rejects with a QuotaExceededError and
   release('still fine');
   assert.equal(await held, 'still fine');
 });
+
+test('a lock stolen before its immediate grant reached the holder still rejects the holder with an AbortError (4.1 step 2.4)', async () => {
+  // The holder's drain is scheduled before its grant is delivered: a lock it waits for on another
+  // name is released first, then it is granted `x` at once, then `x` is stolen, all in one task.
+  const engine = await createLocalEngine();
+  const holder = createLockManager(createEngineBackend(engine, 'holder'));
+  const thief = createLockManager(createEngineBackend(engine, 'thief'));
+  let releaseOther;
+  const otherHeld = new Promise((resolve) => { thief.request('other', () => { resolve(); return new Promise((r) => { releaseOther = r; }); }); });
+  await otherHeld;
+  const waited = holder.request('other', () => 'waited');
+  await Promise.resolve();
+  const events = [];
+  releaseOther();
+  await Promise.resolve(); // the thief's release has run: the holder's drain is scheduled
+  const stolenOne = holder.request('x', () => { events.push('holder called back'); return 'holder finished'; });
+  const steal = thief.request('x', { steal: true }, () => { events.push('thief called back'); return 'thief finished'; });
+  const outcome = await stolenOne.then((value) => `fulfilled with ${value}`, (error) => error.name);
+  assert.equal(outcome, 'AbortError');
+  assert.equal(await steal, 'thief finished');
+  assert.equal(await waited, 'waited');
+  assert.deepEqual(events.sort(), ['holder called back', 'thief called back']);
+  const state = await holder.query();
+  assert.deepEqual(state.held.concat(state.pending), []);
+});
