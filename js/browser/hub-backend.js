@@ -224,9 +224,7 @@ export class HubBackend {
         record.state = HELD;
         record.listener.granted(m.token);
         return;
-      case H.queued:
-        if (record !== undefined && record.state === SENT) { record.state = QUEUED; record.seq = m.seq; }
-        return;
+      case H.queued: return this.queueOrder(m.seqs);
       case H.notAvailable:
         if (record === undefined) return;
         this.records.delete(m.token);
@@ -259,6 +257,18 @@ export class HubBackend {
       }
       case H.dead: return this.declaredDead();
       default: return undefined;
+    }
+  }
+
+  /** Where requests that still wait stand among every client's: [token, seq, ...] (for reclaim). */
+  queueOrder(seqs) {
+    if (!Array.isArray(seqs)) return;
+    for (let i = 0; i + 1 < seqs.length; i += 2) {
+      const record = this.records.get(seqs[i]);
+      if (record !== undefined && record.state === SENT && Number.isSafeInteger(seqs[i + 1])) {
+        record.state = QUEUED;
+        record.seq = seqs[i + 1];
+      }
     }
   }
 

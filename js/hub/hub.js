@@ -34,6 +34,7 @@ class Connection {
     this.dead = false;        // declared dead (or said bye): may register again with a new hello
     this.gone = false;        // port closed: forgotten for good
     this.rejections = 0;
+    this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
   }
 
   send(message) {
@@ -59,6 +60,7 @@ export class Hub {
     this.connections = new Set();
     this.clientIds = new Map(); // clientId -> live Connection
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
+    this.orderTimer = null;     // pending batch of queue order
     this.reclaimUntil = 0;      // > now while the reclaim window is open
     this.reclaimStarted = false;
     this.deferred = [];         // new requests held back during the window: [conn, token]
@@ -281,7 +283,29 @@ export class Hub {
       conn.send({ t: H.granted, token });
     } else {
       record.state = PENDING;
-      conn.send({ t: H.queued, token, seq: ++this.seq });
+      record.seq = ++this.seq;
+      conn.unsentOrder.push(token);
+      if (this.orderTimer === null) this.orderTimer = setTimeout(() => this.sendQueueOrder(), this.liveness.QUEUE_ORDER_BATCH);
+    }
+  }
+
+  /**
+   * Tells each client where its requests that still wait stand among everyone's, in one message
+   * per client. Only a re-registration after a hub loss needs it, so it waits for a batch: most
+   * contended requests are granted before and cost no message (a request younger than the batch
+   * re-registers after the ordered ones of its client; docs/browser.md).
+   */
+  sendQueueOrder() {
+    this.orderTimer = null;
+    for (const conn of this.connections) {
+      if (conn.unsentOrder.length === 0) continue;
+      const seqs = [];
+      for (const token of conn.unsentOrder) {
+        const record = conn.tokens.get(token);
+        if (record !== undefined && record.state === PENDING) seqs.push(token, record.seq);
+      }
+      conn.unsentOrder = [];
+      if (seqs.length !== 0) conn.send({ t: H.queued, seqs });
     }
   }
 
@@ -402,6 +426,7 @@ export class Hub {
     conn.dead = true;
     conn.tokens.clear();
     conn.tokenOfId.clear();
+    conn.unsentOrder = [];
     if (this.clientIds.get(conn.clientId) === conn) this.clientIds.delete(conn.clientId);
     this.deferred = this.deferred.filter(([c]) => c !== conn);
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
@@ -423,6 +448,7 @@ export class Hub {
   stop() {
     clearInterval(this.timer);
     clearTimeout(this.reclaimTimer);
+    clearTimeout(this.orderTimer);
     if (this.channel !== null) this.channel.close();
   }
 }

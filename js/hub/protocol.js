@@ -5,7 +5,7 @@
 // up in the sending connection's own table, so a client can only touch its own requests and locks.
 
 /** Bumped on any incompatible change. Both sides check it in the handshake. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -34,6 +34,9 @@ export const LIVENESS = Object.freeze({
   CLIENT_CHECK_EVERY: 250,
   RECLAIM_WINDOW: 2500,
   STARTUP_HOLD: 100,
+  // The queue order of waiting requests (for re-registration after a hub loss) is sent in batches,
+  // this long after the first request of a batch queued: a request granted sooner costs no message.
+  QUEUE_ORDER_BATCH: 50,
 });
 
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
@@ -60,7 +63,8 @@ export const H = Object.freeze({
   welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[] }
   rejected: 'rejected',         // { t, v, reason, message }: handshake refused (version mismatch, bad hello)
   granted: 'granted',           // { t, token }
-  queued: 'queued',             // { t, token, seq }: the request waits; seq orders it among all clients (for reclaim)
+  queued: 'queued',             // { t, seqs: [token, seq, token, seq, ...] }: requests still waiting, each with its
+                                //   place among all clients' (for reclaim); sent in batches (QUEUE_ORDER_BATCH)
   notAvailable: 'notAvailable', // { t, token }
   stolen: 'stolen',             // { t, token }
   failed: 'failed',             // { t, token, name, message }

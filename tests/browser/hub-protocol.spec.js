@@ -2,6 +2,7 @@
 // are rejected (and logged in the hub's console), never trusted, and never disturb another
 // client. A "rogue" here is a raw MessagePort to the hub, driven by hand from a page.
 import { test, expect, call, until, named } from './support/fixtures.js';
+import { PROTOCOL_VERSION } from '../../js/hub/protocol.js';
 
 /** Opens raw connections to the hub in `page`: window.rogue(i).send(msg) / .received. */
 async function installRogues(page) {
@@ -33,16 +34,16 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
   const victimId = (await call(victim, 'connection')).clientId;
 
   await installRogues(attacker);
-  await attacker.evaluate(([victimClientId]) => {
+  await attacker.evaluate(([victimClientId, v]) => {
     // Before any hello: nothing is accepted.
     window.rogueSays(0, [{ t: 'release', token: 1 }, { t: 'request', token: 1, name: 'precious', mode: 'exclusive', wait: 'preempt' }]);
     // Garbage of every shape.
     window.rogueSays(0, [null, 42, 'hello', [1, 2], { t: 'nonsense' }, { t: { toString: 1 } }, { no: 'type' }]);
     // A hello claiming the victim's clientId is refused.
-    window.rogueSays(0, [{ t: 'hello', v: 1, clientId: victimClientId, lostHub: null, reclaim: [] }]);
+    window.rogueSays(0, [{ t: 'hello', v, clientId: victimClientId, lostHub: null, reclaim: [] }]);
     // A hello claiming to re-register the victim's lock (as if a hub had been lost) with a
     // clientId of its own: it may only get what is free, and 'precious' is not.
-    window.rogueSays(1, [{ t: 'hello', v: 1, clientId: 'rogue-1', lostHub: 'made-up', reclaim: [{ token: 1, name: 'precious', mode: 'exclusive', held: true, seq: null }] }]);
+    window.rogueSays(1, [{ t: 'hello', v, clientId: 'rogue-1', lostHub: 'made-up', reclaim: [{ token: 1, name: 'precious', mode: 'exclusive', held: true, seq: null }] }]);
     // Then forged and malformed requests on a registered connection.
     window.rogueSays(1, [
       { t: 'release', token: 1 },                  // its own token 1 was refused: nothing to release
@@ -63,14 +64,14 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
     ]);
     // A client speaking another protocol version is told so.
     window.rogueSays(2, [{ t: 'hello', v: 999, clientId: 'from-the-future', lostHub: null, reclaim: [] }]);
-  }, [victimId]);
+  }, [victimId, PROTOCOL_VERSION]);
 
   // (A young hub may hold new requests back for its reclaim window after that made-up hello.)
   await attacker.waitForFunction(() => ['snapshot', 'granted'].every((t) => window.rogueHeard(1).some((m) => m.t === t))
     && window.rogueHeard(2).length > 0 && window.rogueHeard(0).length > 0);
   const heard = await attacker.evaluate(() => [0, 1, 2].map((i) => window.rogueHeard(i)));
   expect(heard[0]).toEqual([expect.objectContaining({ t: 'rejected', reason: 'clientId' })]);
-  expect(heard[2]).toEqual([expect.objectContaining({ t: 'rejected', reason: 'version', message: expect.stringMatching(/version 999.*speaks 1/) })]);
+  expect(heard[2]).toEqual([expect.objectContaining({ t: 'rejected', reason: 'version', message: expect.stringMatching(new RegExp(`version 999.*speaks ${PROTOCOL_VERSION}`)) })]);
   // Rogue 1: its reclaim of the victim's lock was refused; its one valid request was granted;
   // an abort of a token it never had is answered "not removed"; nothing else got an answer.
   const byType = Object.fromEntries(heard[1].map((m) => [m.t, m]));
@@ -102,8 +103,8 @@ test('a client speaking another protocol version is refused with an error naming
     r.send({ t: 'hello', v: 0, clientId: 'old-page', lostHub: null, reclaim: [] });
     const timer = setInterval(() => { if (r.received.length) { clearInterval(timer); resolve(r.received[0]); } }, 5);
   }));
-  expect(answer).toMatchObject({ t: 'rejected', reason: 'version', v: 1 });
-  expect(answer.message).toMatch(/protocol mismatch.*version 0.*speaks 1.*same build/);
+  expect(answer).toMatchObject({ t: 'rejected', reason: 'version', v: PROTOCOL_VERSION });
+  expect(answer.message).toMatch(new RegExp(`protocol mismatch.*version 0.*speaks ${PROTOCOL_VERSION}.*same build`));
 });
 
 test('a forged message cannot release or abort another client\'s locks and requests: tokens are per connection', async ({ openTab }) => {
@@ -114,13 +115,13 @@ test('a forged message cannot release or abort another client\'s locks and reque
   await until(victim, (s) => named(s.pending, 'mine').length === 1, 'the victim\'s second request waits');
   await installRogues(attacker);
   // The attacker registers and then names every small token number there is.
-  await attacker.evaluate(() => {
-    window.rogueSays(0, [{ t: 'hello', v: 1, clientId: 'attacker', lostHub: null, reclaim: [] }]);
+  await attacker.evaluate((v) => {
+    window.rogueSays(0, [{ t: 'hello', v, clientId: 'attacker', lostHub: null, reclaim: [] }]);
     const forged = [];
     for (let token = 1; token <= 64; token++) forged.push({ t: 'release', token }, { t: 'abort', token });
     forged.push({ t: 'query', call: 1 });
     window.rogueSays(0, forged);
-  });
+  }, PROTOCOL_VERSION);
   await attacker.waitForFunction(() => window.rogueHeard(0).some((m) => m.t === 'snapshot'));
   const aborted = await attacker.evaluate(() => window.rogueHeard(0).filter((m) => m.t === 'aborted'));
   expect(aborted).toHaveLength(64);

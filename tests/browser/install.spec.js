@@ -2,6 +2,7 @@
 // bundle (<script src>, inline with WEBLOCKS_HUB_URL, importScripts in workers) or the ES module;
 // every build reaches the same hub. Without SharedWorker it falls back to an in-context engine.
 import { test, expect, call, until, named } from './support/fixtures.js';
+import { PROTOCOL_VERSION } from '../../js/hub/protocol.js';
 
 async function contend(a, b, name) {
   const held = await call(a, 'request', name);
@@ -66,7 +67,7 @@ test('without SharedWorker the polyfill uses an engine in the page, says so once
 test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serves the same protocol', async ({ openTab }) => {
   // For apps that bundle the hub themselves. (A hub at another URL is another lock space: pick one.)
   const page = await openTab();
-  const heard = await page.evaluate(() => new Promise((resolve, reject) => {
+  const heard = await page.evaluate((v) => new Promise((resolve, reject) => {
     const worker = new SharedWorker('/js/hub/hub-worker.js', { type: 'module', name: 'weblocks-wasm-hub' });
     const received = [];
     worker.onerror = () => reject(new Error('the module hub did not start'));
@@ -74,9 +75,9 @@ test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serve
       received.push(event.data.t);
       if (event.data.t === 'granted') resolve(received);
     };
-    worker.port.postMessage({ t: 'hello', v: 1, clientId: 'module-hub-check', lostHub: null, reclaim: [] });
+    worker.port.postMessage({ t: 'hello', v, clientId: 'module-hub-check', lostHub: null, reclaim: [] });
     worker.port.postMessage({ t: 'request', token: 1, name: 'via-module-hub', mode: 'exclusive', wait: 'wait' });
-  }));
+  }), PROTOCOL_VERSION);
   expect(heard).toEqual(['welcome', 'granted']);
 });
 

@@ -7,6 +7,7 @@
 import { test, expect } from '@playwright/test';
 import { checkHolds } from '../model/hold-checker.mjs';
 import { startChaosServer, excerpt, saveLog } from '../model/browser/server.mjs';
+import { PROTOCOL_VERSION } from '../../js/hub/protocol.js';
 
 // WEBLOCKS_FUZZ_SECONDS=300 for a long run.
 const FUZZ_SECONDS = Number(process.env.WEBLOCKS_FUZZ_SECONDS) || 12;
@@ -32,7 +33,7 @@ test('a hostile page sending random and malformed hub messages cannot disturb th
     const hostile = await context.newPage();
     await hostile.goto(`${server.url}tests/model/browser/hostile.html`);
     const grantsBefore = server.entries.filter((e) => e.type === 'grant').length;
-    const fuzz = await hostile.evaluate(([seconds]) => window.hostile.run({ seconds, seed: 7 }), [FUZZ_SECONDS]);
+    const fuzz = await hostile.evaluate(([seconds, version]) => window.hostile.run({ seconds, seed: 7, version }), [FUZZ_SECONDS, PROTOCOL_VERSION]);
     const grantsDuring = server.entries.filter((e) => e.type === 'grant').length - grantsBefore;
 
     const stats = [];
@@ -59,6 +60,8 @@ test('a hostile page sending random and malformed hub messages cannot disturb th
     test.info().annotations.push({ type: 'protocol fuzz totals', description: JSON.stringify(report) });
 
     expect(fuzz.sent).toBeGreaterThan(10_000);
+    expect(fuzz.replies.welcome ?? 0, 'the hostile page got registered (its hellos speak the hub\'s protocol version)').toBeGreaterThan(0);
+    expect(fuzz.replies.granted ?? 0, 'the hostile page reached the engine, not only the validator').toBeGreaterThan(0);
     expect(fuzz.learnedClientIds, 'the hostile page learned the honest clientIds (from query) and tried them').toBeGreaterThan(0);
     expect(hubTrouble, 'the hub never died or declared an honest tab dead').toEqual([]);
     expect(grantsDuring, 'the honest tabs kept getting locks during the attack').toBeGreaterThan(50);

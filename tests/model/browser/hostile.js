@@ -11,7 +11,7 @@
   const TYPES = ['hello', 'request', 'release', 'abort', 'query', 'pong', 'probe', 'bye', 'adopt'];
   const HONEST_NAMES = ['r0', 'r1', 'r2'];
 
-  function run({ seconds, seed }) {
+  function run({ seconds, seed, version }) {
     let state = seed >>> 0 || 1;
     const random = () => {
       state = (state + 0x6d2b79f5) >>> 0;
@@ -89,7 +89,7 @@
       };
       worker.port.start();
       stats.connections++;
-      conn.port.postMessage({ t: 'hello', v: 1, clientId: `hostile-${stats.connections}-${int(1e9)}`, lostHub: null, reclaim: [] });
+      conn.port.postMessage({ t: 'hello', v: version, clientId: `hostile-${stats.connections}-${int(1e9)}`, lostHub: null, reclaim: [] });
       conn.port.postMessage({ t: 'query', call: 1 });
       connections.push(conn);
       return conn;
@@ -109,7 +109,7 @@
         } else if (r < 0.04) {
           const channel = new MessageChannel();   // adopt a port, then misbehave on it
           send(conn, { t: 'adopt' }, [channel.port1]);
-          channel.port2.postMessage({ t: 'hello', v: 1, clientId: `hostile-adopted-${int(1e9)}`, lostHub: null, reclaim: [] });
+          channel.port2.postMessage({ t: 'hello', v: version, clientId: `hostile-adopted-${int(1e9)}`, lostHub: null, reclaim: [] });
           for (let i = 0; i < 20; i++) channel.port2.postMessage(message(conn));
         } else if (r < 0.045) {
           const a = new MessageChannel();

@@ -1,0 +1,139 @@
+// The hub and its clients (js/hub/hub.js, js/browser/hub-backend.js) driven in one Node thread over
+// MessageChannels: the same code the browser runs. What is checked here needs control the browser
+// tests do not have: which client reconnects first after a hub loss, and every message a client hears.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MessageChannel } from 'node:worker_threads';
+import { createLocalEngine } from '../../../js/engine/index.js';
+import { Hub } from '../../../js/hub/hub.js';
+import { HubBackend } from '../../../js/browser/hub-backend.js';
+import { createLockManager } from '../../../js/api/index.js';
+
+const quiet = () => {};
+
+/** A lock space: one hub at a time; clients connect to whichever is current. */
+async function lockSpace(liveness = {}) {
+  const space = {
+    hub: new Hub(await createLocalEngine(), { hubId: 'first', log: quiet, liveness }),
+    ports: [],
+    hubPorts: [],
+    /** The hub dies: its timers stop and its ports go dead (what it would still send is lost). */
+    async replaceHub(options) {
+      space.hub.stop();
+      for (const port of space.hubPorts) port.close();
+      space.hubPorts = [];
+      space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
+    },
+    client(clientId) {
+      const backend = new HubBackend(async () => {
+        const { port1, port2 } = new MessageChannel();
+        space.hub.connect(port2);
+        space.ports.push(port1, port2);
+        space.hubPorts.push(port2);
+        return port1;
+      }, { clientId, log: quiet });
+      const heard = [];
+      const receive = backend.receive.bind(backend);
+      backend.receive = (message) => { heard.push(message.t); receive(message); };
+      return { backend, heard, locks: createLockManager(backend) };
+    },
+    end() {
+      space.hub.stop();
+      for (const port of space.ports) port.close();
+    },
+  };
+  return space;
+}
+
+/** Resolves once `predicate()` holds, checked after each turn of the event loop (for up to 20 s). */
+async function until(predicate, what) {
+  const deadline = Date.now() + 20_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function heldBy(locks, name) {
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let granted;
+  const grantedNow = new Promise((resolve) => { granted = resolve; });
+  const done = locks.request(name, () => { granted(); return released; });
+  return { granted: grantedNow, release, done };
+}
+
+test('a waiting request granted within the queue-order batch costs no message but its grant', async () => {
+  const space = await lockSpace({ QUEUE_ORDER_BATCH: 60_000 });
+  try {
+    const a = space.client('a');
+    const b = space.client('b');
+    const holder = heldBy(a.locks, 'x');
+    await holder.granted;
+    const waiter = heldBy(b.locks, 'x');
+    await until(() => space.hub.orderTimer !== null, 'the hub queued b');
+    holder.release();
+    await waiter.granted;
+    waiter.release();
+    await Promise.all([holder.done, waiter.done]);
+    assert.deepEqual(b.heard, ['welcome', 'granted'], 'b heard only the grant');
+  } finally {
+    space.end();
+  }
+});
+
+test('a request still waiting when the queue-order batch is sent learns its place in the queue', async () => {
+  const space = await lockSpace({ QUEUE_ORDER_BATCH: 20 });
+  try {
+    const a = space.client('a');
+    const b = space.client('b');
+    const second = heldBy(a.locks, 'y');
+    await second.granted;
+    const slow = heldBy(b.locks, 'y');
+    await until(() => b.heard.includes('queued'), 'b heard where it stands');
+    assert.equal(b.heard.at(-1), 'queued');
+    second.release();
+    await slow.granted;
+    slow.release();
+    await Promise.all([second.done, slow.done]);
+  } finally {
+    space.end();
+  }
+});
+
+test('after a hub loss, waiters of several contexts are re-queued in their order at the old hub, whoever reconnects first', async () => {
+  const space = await lockSpace();
+  try {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => space.client(id));
+    const holder = heldBy(a.locks, 'x');
+    await holder.granted;
+    const order = [];
+    const first = b.locks.request('x', () => { order.push('b'); });
+    await until(() => space.hub.orderTimer !== null, 'b is queued');
+    const second = c.locks.request('x', () => { order.push('c'); });
+    const seqOf = (client) => [...client.backend.records.values()].find((r) => r.name === 'x')?.seq;
+    await until(() => seqOf(b) != null && seqOf(c) != null, 'b and c know their place in the queue');
+    assert.ok(seqOf(b) < seqOf(c));
+
+    // The hub dies; c notices first, then a (which holds x), then b.
+    await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+    for (const client of [c, a, b]) {
+      const hubs = client.backend.stats.reconnects;
+      client.backend.hubLost();
+      await until(() => client.backend.hubId === 'second', `${client.backend.clientId} is on the new hub`);
+      assert.equal(client.backend.stats.reconnects, hubs + 1);
+    }
+    assert.ok(space.hub.reclaimUntil > 0, 'the reclaim window is open');
+    // Everyone is back: close the window now, as its timer would.
+    clearTimeout(space.hub.reclaimTimer);
+    space.hub.closeReclaimWindow();
+    const state = await a.locks.query();
+    assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']]);
+    assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', 'b'], ['x', 'c']]);
+    holder.release();
+    await Promise.all([holder.done, first, second]);
+    assert.deepEqual(order, ['b', 'c']);
+  } finally {
+    space.end();
+  }
+});
