@@ -70,7 +70,7 @@ void remove_held(Engine* engine, Entry* lock) {
 
 void forget_entry(Engine* engine, Entry* entry) {
   Client* client = entry->client;
-  client->entries.remove(entry);
+  (entry->state == EntryState::kHeld ? client->held : client->pending).remove(entry);
   put(client->entry_count, client->entry_count - 1);
   engine->entries.give_back(entry);
 }
@@ -98,6 +98,8 @@ void process_the_lock_request_queue(Engine* engine, Queue* queue, const Entry* r
     if (!grantable_at_front(queue, request->mode)) break;
     queue->pending.remove(request);  // 2.1.1 remove request from queue
     engine->pending.remove(request);
+    request->client->pending.remove(request);
+    request->client->held.push_back(request);  // the client's locks stay in grant order
     put(request->state, EntryState::kHeld);  // 2.1.9 a new lock with the request's items
     queue->held.push_back(request);          // 2.1.10 append lock to the held lock set
     put(queue->held_count, queue->held_count + 1);
@@ -117,6 +119,7 @@ void grant_fresh(Engine* engine, Entry* request) {
   put(queue->held_count, queue->held_count + 1);
   if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
   engine->held.push_back_fresh(request);
+  request->client->held.push_back_fresh(request);
 }
 
 }  // namespace
@@ -132,11 +135,14 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
     copy_bytes(id, client_id, sizeof(uint16_t) * length);
   }
   Client* client = engine->clients.take();
+  engine->open_clients.push_back(client);
   put(client->owner_tag, owner_tag);
   put(client->id, id);
   put(client->id_length, length);
-  put(client->entries.head, static_cast<Entry*>(nullptr));
-  put(client->entries.tail, static_cast<Entry*>(nullptr));
+  put(client->pending.head, static_cast<Entry*>(nullptr));
+  put(client->pending.tail, static_cast<Entry*>(nullptr));
+  put(client->held.head, static_cast<Entry*>(nullptr));
+  put(client->held.tail, static_cast<Entry*>(nullptr));
   put(client->entry_count, 0u);
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
@@ -177,7 +183,6 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
   request->mode = mode;
   request->queue = queue;
   request->client = client;
-  client->entries.push_back_fresh(request);
   put(client->entry_count, client->entry_count + 1);
 
   if (wait_mode == WL_PREEMPT) {
@@ -201,6 +206,7 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
     // was not grantable before (or it would have been granted) and still is not.
     queue->pending.push_back_fresh(request);
     engine->pending.push_back_fresh(request);
+    client->pending.push_back_fresh(request);
   }
   *id = id_of(request);
   return request->state == EntryState::kHeld ? WL_GRANTED : WL_QUEUED;
@@ -233,20 +239,21 @@ bool abort_a_request(Engine* engine, Client* client, double id) {
 
 // Spec 2.6: when an agent terminates.
 void agent_termination(Engine* engine, Client* client) {
-  // 1. for each lock request of the agent: abort the request
-  for (Entry* entry = client->entries.head; entry;) {
-    Entry* next = ClientList::next(entry);
-    if (entry->state == EntryState::kPending) abort_a_request(engine, client, id_of(entry));
-    entry = next;
-  }
-  // 2. for each lock of the agent: release the lock
-  while (Entry* lock = client->entries.head) release_a_lock(engine, client, id_of(lock));
+  // 1. for each lock request of the agent: abort the request. In request order (the order in
+  // which snapshot lists pending requests). Aborting one may grant another request of this
+  // agent on the same name: it moves to client->held and is released in step 2.
+  while (Entry* request = client->pending.head) abort_a_request(engine, client, id_of(request));
+  // 2. for each lock of the agent: release the lock, in the held lock set's order (grant order
+  // across names, which client->held keeps), so that the grants that follow are appended to
+  // the held lock set in the spec's order.
+  while (Entry* lock = client->held.head) release_a_lock(engine, client, id_of(lock));
 
   if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
   if (client->id_length) arena_free_array(&engine->arena, client->id, client->id_length);
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
   set_inbox_count(client, 0);
+  engine->open_clients.remove(client);
   engine->clients.give_back(client);
   ring_doorbell(client);  // a waiter on this doorbell wakes and finds its client gone
 }

@@ -91,6 +91,19 @@ void* arena_alloc(Arena* arena, size_t bytes) {
   return block;
 }
 
+void arena_keep_only(Arena* arena, void* block, size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  size_t used = (bytes + class_bytes(0) - 1) / class_bytes(0) * class_bytes(0);
+  size_t rest = class_bytes(size_class(bytes)) - used;  // a multiple of 16
+  unsigned char* at = static_cast<unsigned char*>(block) + used;
+  for (unsigned cls = Arena::kClasses; cls-- > 0;) {
+    if (rest & class_bytes(cls)) {
+      push_free(arena, cls, at);
+      at += class_bytes(cls);
+    }
+  }
+}
+
 void arena_free(Arena* arena, void* block, size_t bytes) {
   if (!block) return;
   if (bytes == 0) bytes = 1;

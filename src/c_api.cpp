@@ -102,13 +102,14 @@ int32_t wl_close_clients_of_owner(wl_engine* handle, uint32_t owner_tag) {
   if (!held_mutex.locked() && !held_mutex.take_over_from(owner_tag)) return WL_BUSY;
   if (engine->broken) return WL_BROKEN;
   int32_t closed = 0;
-  uint32_t slots = engine->clients.chunk_count * wl::SlotTable<Client>::kChunkSize;
-  for (uint32_t slot = 0; slot < slots; slot++) {
-    Client* client = engine->clients.at(slot);
-    if (client->live && client->owner_tag == owner_tag) {
+  // In the order the clients opened (each termination leaves the other clients open).
+  for (Client* client = engine->open_clients.head; client;) {
+    Client* next = wl::OpenClientList::next(client);
+    if (client->owner_tag == owner_tag) {
       wl::agent_termination(engine, client);
       closed++;
     }
+    client = next;
   }
   return closed;
 }
