@@ -276,19 +276,61 @@ uint64_t record_size(const Entry* entry) {
   return sizeof(wl_snapshot_record) + (units * 2 + 3) / 4 * 4;
 }
 
-unsigned char* write_record(unsigned char* at, const Entry* entry) {
-  wl_snapshot_record record{entry->queue->name_length, entry->mode, entry->client->id_length};
-  copy_bytes(at, &record, sizeof record);
-  at += sizeof record;
-  copy_bytes(at, entry->queue->name, sizeof(uint16_t) * entry->queue->name_length);
-  at += sizeof(uint16_t) * entry->queue->name_length;
-  copy_bytes(at, entry->client->id, sizeof(uint16_t) * entry->client->id_length);
-  at += sizeof(uint16_t) * entry->client->id_length;
-  if ((entry->queue->name_length + entry->client->id_length) & 1) {
-    at[0] = at[1] = 0;
-    at += 2;
+// Where a snapshot is written: one contiguous area, or a chain of pieces (wl_snapshot_piece).
+struct Sink {
+  unsigned char* at;
+  uint32_t left;             // bytes left in the current area
+  wl_snapshot_piece* piece;  // the current piece (nullptr: one contiguous area)
+
+  static unsigned char* payload(wl_snapshot_piece* piece) { return reinterpret_cast<unsigned char*>(piece + 1); }
+
+  __attribute__((noinline)) void write(const void* from, size_t bytes) {
+    auto* source = static_cast<const unsigned char*>(from);
+    while (bytes) {
+      if (!left) {  // only with pieces: their sizes add up to the snapshot's
+        piece = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(piece->next));
+        at = payload(piece);
+        left = piece->bytes;
+      }
+      size_t part = bytes < left ? bytes : left;
+      copy_bytes(at, source, part);
+      at += part;
+      source += part;
+      bytes -= part;
+      left -= static_cast<uint32_t>(part);
+    }
   }
-  return at;
+
+  __attribute__((noinline)) void write_record(const Entry* entry) {
+    wl_snapshot_record record{entry->queue->name_length, entry->mode, entry->client->id_length};
+    write(&record, sizeof record);
+    write(entry->queue->name, sizeof(uint16_t) * entry->queue->name_length);
+    write(entry->client->id, sizeof(uint16_t) * entry->client->id_length);
+    static const uint16_t kPadding = 0;
+    if ((entry->queue->name_length + entry->client->id_length) & 1) write(&kPadding, sizeof kPadding);
+  }
+};
+
+// Spec 4.5: snapshot the lock state. Pending (step 3) is listed in request order across names,
+// held (step 5) in the held lock set's order, which is grant order.
+void write_snapshot(Engine* engine, Sink sink) {
+  wl_snapshot_header header{0, 0};
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e)) header.held_count++;
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e)) header.pending_count++;
+  sink.write(&header, sizeof header);
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e)) sink.write_record(e);
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e)) sink.write_record(e);
+}
+
+void link_piece(wl_snapshot_piece** first, wl_snapshot_piece** last, void* block, size_t block_bytes,
+                uint32_t bytes) {
+  auto* piece = static_cast<wl_snapshot_piece*>(block);  // a fresh block: no undo records
+  piece->bytes = bytes;
+  piece->block_bytes = static_cast<uint32_t>(block_bytes);
+  piece->next = 0;
+  if (*last) (*last)->next = static_cast<double>(reinterpret_cast<uintptr_t>(piece));
+  else *first = piece;
+  *last = piece;
 }
 }  // namespace
 
@@ -299,16 +341,45 @@ uint64_t snapshot_size(Engine* engine) {
   return size;
 }
 
-// Spec 4.5: snapshot the lock state. Pending (step 3) is listed in request order across names,
-// held (step 5) in the held lock set's order, which is grant order.
 void snapshot_the_lock_state(Engine* engine, void* out) {
-  auto* at = static_cast<unsigned char*>(out);
-  wl_snapshot_header header{0, 0};
-  unsigned char* header_at = at;
-  at += sizeof header;
-  for (Entry* e = engine->held.head; e; e = GlobalList::next(e), header.held_count++) at = write_record(at, e);
-  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e), header.pending_count++) at = write_record(at, e);
-  copy_bytes(header_at, &header, sizeof header);
+  write_snapshot(engine, Sink{static_cast<unsigned char*>(out), 0xffffffffu, nullptr});
+}
+
+// The snapshot in engine memory: one block if there is one, else the largest free blocks until
+// they hold it (memory freed by released locks is scattered over the size classes).
+int32_t snapshot_into_pieces(Engine* engine, wl_snapshot_piece** first) {
+  uint64_t size = snapshot_size(engine);
+  if (size > 0x7fffffffu) return WL_NO_MEMORY;
+  constexpr size_t kHeader = sizeof(wl_snapshot_piece);
+  wl_snapshot_piece* head = nullptr;
+  wl_snapshot_piece* last = nullptr;
+  if (void* block = arena_alloc(&engine->arena, kHeader + size)) {
+    link_piece(&head, &last, block, kHeader + size, static_cast<uint32_t>(size));
+  } else {
+    for (uint64_t held = 0; held < size;) {
+      size_t block_bytes = 0;
+      void* block = arena_take_largest(&engine->arena, 2 * kHeader, &block_bytes);
+      if (!block) {  // all of free memory cannot hold it: give back what was taken
+        free_snapshot_pieces(engine, head);
+        return WL_NO_MEMORY;
+      }
+      uint64_t room = block_bytes - kHeader;
+      uint32_t bytes = static_cast<uint32_t>(room < size - held ? room : size - held);
+      link_piece(&head, &last, block, block_bytes, bytes);
+      held += bytes;
+    }
+  }
+  write_snapshot(engine, Sink{Sink::payload(head), head->bytes, head});
+  *first = head;
+  return static_cast<int32_t>(size);
+}
+
+void free_snapshot_pieces(Engine* engine, wl_snapshot_piece* first) {
+  while (first) {
+    auto* next = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(first->next));
+    arena_free(&engine->arena, first, first->block_bytes);
+    first = next;
+  }
 }
 
 }  // namespace wl
