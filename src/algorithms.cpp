@@ -70,7 +70,7 @@ void remove_held(Engine* engine, Entry* lock) {
 
 void forget_entry(Engine* engine, Entry* entry) {
   Client* client = entry->client;
-  client->entries.remove(entry);
+  (entry->state == EntryState::kHeld ? client->held : client->pending).remove(entry);
   put(client->entry_count, client->entry_count - 1);
   engine->entries.give_back(entry);
 }
@@ -98,6 +98,8 @@ void process_the_lock_request_queue(Engine* engine, Queue* queue, const Entry* r
     if (!grantable_at_front(queue, request->mode)) break;
     queue->pending.remove(request);  // 2.1.1 remove request from queue
     engine->pending.remove(request);
+    request->client->pending.remove(request);
+    request->client->held.push_back(request);  // the client's locks stay in grant order
     put(request->state, EntryState::kHeld);  // 2.1.9 a new lock with the request's items
     queue->held.push_back(request);          // 2.1.10 append lock to the held lock set
     put(queue->held_count, queue->held_count + 1);
@@ -117,6 +119,7 @@ void grant_fresh(Engine* engine, Entry* request) {
   put(queue->held_count, queue->held_count + 1);
   if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
   engine->held.push_back_fresh(request);
+  request->client->held.push_back_fresh(request);
 }
 
 }  // namespace
@@ -132,11 +135,14 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
     copy_bytes(id, client_id, sizeof(uint16_t) * length);
   }
   Client* client = engine->clients.take();
+  engine->open_clients.push_back(client);
   put(client->owner_tag, owner_tag);
   put(client->id, id);
   put(client->id_length, length);
-  put(client->entries.head, static_cast<Entry*>(nullptr));
-  put(client->entries.tail, static_cast<Entry*>(nullptr));
+  put(client->pending.head, static_cast<Entry*>(nullptr));
+  put(client->pending.tail, static_cast<Entry*>(nullptr));
+  put(client->held.head, static_cast<Entry*>(nullptr));
+  put(client->held.tail, static_cast<Entry*>(nullptr));
   put(client->entry_count, 0u);
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
@@ -177,7 +183,6 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
   request->mode = mode;
   request->queue = queue;
   request->client = client;
-  client->entries.push_back_fresh(request);
   put(client->entry_count, client->entry_count + 1);
 
   if (wait_mode == WL_PREEMPT) {
@@ -201,6 +206,7 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
     // was not grantable before (or it would have been granted) and still is not.
     queue->pending.push_back_fresh(request);
     engine->pending.push_back_fresh(request);
+    client->pending.push_back_fresh(request);
   }
   *id = id_of(request);
   return request->state == EntryState::kHeld ? WL_GRANTED : WL_QUEUED;
@@ -233,20 +239,21 @@ bool abort_a_request(Engine* engine, Client* client, double id) {
 
 // Spec 2.6: when an agent terminates.
 void agent_termination(Engine* engine, Client* client) {
-  // 1. for each lock request of the agent: abort the request
-  for (Entry* entry = client->entries.head; entry;) {
-    Entry* next = ClientList::next(entry);
-    if (entry->state == EntryState::kPending) abort_a_request(engine, client, id_of(entry));
-    entry = next;
-  }
-  // 2. for each lock of the agent: release the lock
-  while (Entry* lock = client->entries.head) release_a_lock(engine, client, id_of(lock));
+  // 1. for each lock request of the agent: abort the request. In request order (the order in
+  // which snapshot lists pending requests). Aborting one may grant another request of this
+  // agent on the same name: it moves to client->held and is released in step 2.
+  while (Entry* request = client->pending.head) abort_a_request(engine, client, id_of(request));
+  // 2. for each lock of the agent: release the lock, in the held lock set's order (grant order
+  // across names, which client->held keeps), so that the grants that follow are appended to
+  // the held lock set in the spec's order.
+  while (Entry* lock = client->held.head) release_a_lock(engine, client, id_of(lock));
 
   if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
   if (client->id_length) arena_free_array(&engine->arena, client->id, client->id_length);
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
   set_inbox_count(client, 0);
+  engine->open_clients.remove(client);
   engine->clients.give_back(client);
   ring_doorbell(client);  // a waiter on this doorbell wakes and finds its client gone
 }
@@ -269,19 +276,61 @@ uint64_t record_size(const Entry* entry) {
   return sizeof(wl_snapshot_record) + (units * 2 + 3) / 4 * 4;
 }
 
-unsigned char* write_record(unsigned char* at, const Entry* entry) {
-  wl_snapshot_record record{entry->queue->name_length, entry->mode, entry->client->id_length};
-  copy_bytes(at, &record, sizeof record);
-  at += sizeof record;
-  copy_bytes(at, entry->queue->name, sizeof(uint16_t) * entry->queue->name_length);
-  at += sizeof(uint16_t) * entry->queue->name_length;
-  copy_bytes(at, entry->client->id, sizeof(uint16_t) * entry->client->id_length);
-  at += sizeof(uint16_t) * entry->client->id_length;
-  if ((entry->queue->name_length + entry->client->id_length) & 1) {
-    at[0] = at[1] = 0;
-    at += 2;
+// Where a snapshot is written: one contiguous area, or a chain of pieces (wl_snapshot_piece).
+struct Sink {
+  unsigned char* at;
+  uint32_t left;             // bytes left in the current area
+  wl_snapshot_piece* piece;  // the current piece (nullptr: one contiguous area)
+
+  static unsigned char* payload(wl_snapshot_piece* piece) { return reinterpret_cast<unsigned char*>(piece + 1); }
+
+  __attribute__((noinline)) void write(const void* from, size_t bytes) {
+    auto* source = static_cast<const unsigned char*>(from);
+    while (bytes) {
+      if (!left) {  // only with pieces: their sizes add up to the snapshot's
+        piece = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(piece->next));
+        at = payload(piece);
+        left = piece->bytes;
+      }
+      size_t part = bytes < left ? bytes : left;
+      copy_bytes(at, source, part);
+      at += part;
+      source += part;
+      bytes -= part;
+      left -= static_cast<uint32_t>(part);
+    }
   }
-  return at;
+
+  __attribute__((noinline)) void write_record(const Entry* entry) {
+    wl_snapshot_record record{entry->queue->name_length, entry->mode, entry->client->id_length};
+    write(&record, sizeof record);
+    write(entry->queue->name, sizeof(uint16_t) * entry->queue->name_length);
+    write(entry->client->id, sizeof(uint16_t) * entry->client->id_length);
+    static const uint16_t kPadding = 0;
+    if ((entry->queue->name_length + entry->client->id_length) & 1) write(&kPadding, sizeof kPadding);
+  }
+};
+
+// Spec 4.5: snapshot the lock state. Pending (step 3) is listed in request order across names,
+// held (step 5) in the held lock set's order, which is grant order.
+void write_snapshot(Engine* engine, Sink sink) {
+  wl_snapshot_header header{0, 0};
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e)) header.held_count++;
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e)) header.pending_count++;
+  sink.write(&header, sizeof header);
+  for (Entry* e = engine->held.head; e; e = GlobalList::next(e)) sink.write_record(e);
+  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e)) sink.write_record(e);
+}
+
+void link_piece(wl_snapshot_piece** first, wl_snapshot_piece** last, void* block, size_t block_bytes,
+                uint32_t bytes) {
+  auto* piece = static_cast<wl_snapshot_piece*>(block);  // a fresh block: no undo records
+  piece->bytes = bytes;
+  piece->block_bytes = static_cast<uint32_t>(block_bytes);
+  piece->next = 0;
+  if (*last) (*last)->next = static_cast<double>(reinterpret_cast<uintptr_t>(piece));
+  else *first = piece;
+  *last = piece;
 }
 }  // namespace
 
@@ -292,16 +341,45 @@ uint64_t snapshot_size(Engine* engine) {
   return size;
 }
 
-// Spec 4.5: snapshot the lock state. Pending (step 3) is listed in request order across names,
-// held (step 5) in the held lock set's order, which is grant order.
 void snapshot_the_lock_state(Engine* engine, void* out) {
-  auto* at = static_cast<unsigned char*>(out);
-  wl_snapshot_header header{0, 0};
-  unsigned char* header_at = at;
-  at += sizeof header;
-  for (Entry* e = engine->held.head; e; e = GlobalList::next(e), header.held_count++) at = write_record(at, e);
-  for (Entry* e = engine->pending.head; e; e = GlobalList::next(e), header.pending_count++) at = write_record(at, e);
-  copy_bytes(header_at, &header, sizeof header);
+  write_snapshot(engine, Sink{static_cast<unsigned char*>(out), 0xffffffffu, nullptr});
+}
+
+// The snapshot in engine memory: one block if there is one, else the largest free blocks until
+// they hold it (memory freed by released locks is scattered over the size classes).
+int32_t snapshot_into_pieces(Engine* engine, wl_snapshot_piece** first) {
+  uint64_t size = snapshot_size(engine);
+  if (size > 0x7fffffffu) return WL_NO_MEMORY;
+  constexpr size_t kHeader = sizeof(wl_snapshot_piece);
+  wl_snapshot_piece* head = nullptr;
+  wl_snapshot_piece* last = nullptr;
+  if (void* block = arena_alloc(&engine->arena, kHeader + size)) {
+    link_piece(&head, &last, block, kHeader + size, static_cast<uint32_t>(size));
+  } else {
+    for (uint64_t held = 0; held < size;) {
+      size_t block_bytes = 0;
+      void* block = arena_take_largest(&engine->arena, 2 * kHeader, &block_bytes);
+      if (!block) {  // all of free memory cannot hold it: give back what was taken
+        free_snapshot_pieces(engine, head);
+        return WL_NO_MEMORY;
+      }
+      uint64_t room = block_bytes - kHeader;
+      uint32_t bytes = static_cast<uint32_t>(room < size - held ? room : size - held);
+      link_piece(&head, &last, block, block_bytes, bytes);
+      held += bytes;
+    }
+  }
+  write_snapshot(engine, Sink{Sink::payload(head), head->bytes, head});
+  *first = head;
+  return static_cast<int32_t>(size);
+}
+
+void free_snapshot_pieces(Engine* engine, wl_snapshot_piece* first) {
+  while (first) {
+    auto* next = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(first->next));
+    arena_free(&engine->arena, first, first->block_bytes);
+    first = next;
+  }
 }
 
 }  // namespace wl

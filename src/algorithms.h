@@ -15,5 +15,7 @@ bool abort_a_request(Engine* engine, Client* client, double id);
 uint32_t take_events(Client* client, wl_event_record* out, uint32_t capacity);
 uint64_t snapshot_size(Engine* engine);
 void snapshot_the_lock_state(Engine* engine, void* out);
+int32_t snapshot_into_pieces(Engine* engine, wl_snapshot_piece** first);
+void free_snapshot_pieces(Engine* engine, wl_snapshot_piece* first);
 
 }  // namespace wl

@@ -91,6 +91,39 @@ void* arena_alloc(Arena* arena, size_t bytes) {
   return block;
 }
 
+void* arena_take_largest(Arena* arena, size_t min_bytes, size_t* bytes) {
+  unsigned min_cls = size_class(min_bytes);
+  size_t left = static_cast<size_t>(arena->bump_end - arena->bump);
+  for (unsigned cls = Arena::kClasses; cls-- > min_cls;) {
+    if (class_bytes(cls) <= left) {  // the newest chunk's rest is at least as large
+      void* block = arena->bump;
+      put(arena->bump, arena->bump + class_bytes(cls));
+      *bytes = class_bytes(cls);
+      return block;
+    }
+    if (FreeBlock* block = arena->free_lists[cls]) {
+      put(arena->free_lists[cls], block->next);
+      undo_record(&block->next);  // the caller overwrites the link
+      *bytes = class_bytes(cls);
+      return block;
+    }
+  }
+  return nullptr;
+}
+
+void arena_keep_only(Arena* arena, void* block, size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  size_t used = (bytes + class_bytes(0) - 1) / class_bytes(0) * class_bytes(0);
+  size_t rest = class_bytes(size_class(bytes)) - used;  // a multiple of 16
+  unsigned char* at = static_cast<unsigned char*>(block) + used;
+  for (unsigned cls = Arena::kClasses; cls-- > 0;) {
+    if (rest & class_bytes(cls)) {
+      push_free(arena, cls, at);
+      at += class_bytes(cls);
+    }
+  }
+}
+
 void arena_free(Arena* arena, void* block, size_t bytes) {
   if (!block) return;
   if (bytes == 0) bytes = 1;

@@ -24,8 +24,15 @@ struct Arena {
 
 // Returns a block of at least `bytes` (> 0), 16-aligned, or nullptr when memory cannot grow.
 void* arena_alloc(Arena* arena, size_t bytes);
+// Takes the largest free block (from the free lists or the rest of the newest chunk) of at least
+// min_bytes, without growing memory; nullptr if there is none. *bytes: its size, to free it with.
+void* arena_take_largest(Arena* arena, size_t min_bytes, size_t* bytes);
 // Returns a block obtained with arena_alloc(arena, bytes).
 void arena_free(Arena* arena, void* block, size_t bytes);
+// For a block obtained with arena_alloc(arena, bytes) that is never freed: gives the part of its
+// size class beyond `bytes` back to the free lists (a slot table chunk of 256 records of 76 bytes
+// would otherwise leave 13 KiB of its 32 KiB class unused for good).
+void arena_keep_only(Arena* arena, void* block, size_t bytes);
 
 template <class T>
 T* arena_new_array(Arena* arena, size_t count) {

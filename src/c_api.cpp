@@ -102,13 +102,14 @@ int32_t wl_close_clients_of_owner(wl_engine* handle, uint32_t owner_tag) {
   if (!held_mutex.locked() && !held_mutex.take_over_from(owner_tag)) return WL_BUSY;
   if (engine->broken) return WL_BROKEN;
   int32_t closed = 0;
-  uint32_t slots = engine->clients.chunk_count * wl::SlotTable<Client>::kChunkSize;
-  for (uint32_t slot = 0; slot < slots; slot++) {
-    Client* client = engine->clients.at(slot);
-    if (client->live && client->owner_tag == owner_tag) {
+  // In the order the clients opened (each termination leaves the other clients open).
+  for (Client* client = engine->open_clients.head; client;) {
+    Client* next = wl::OpenClientList::next(client);
+    if (client->owner_tag == owner_tag) {
       wl::agent_termination(engine, client);
       closed++;
     }
+    client = next;
   }
   return closed;
 }
@@ -158,6 +159,19 @@ int32_t wl_snapshot(wl_engine* handle, void* out, uint32_t capacity) {
   return static_cast<int32_t>(size);
 }
 
+int32_t wl_snapshot_pieces(wl_engine* handle, wl_snapshot_piece** first) {
+  Engine* engine = wl::as_engine(handle);
+  WL_LOCK_OR_BUSY(engine);
+  return wl::snapshot_into_pieces(engine, first);
+}
+
+int32_t wl_free_snapshot(wl_engine* handle, wl_snapshot_piece* first) {
+  Engine* engine = wl::as_engine(handle);
+  WL_LOCK_OR_BUSY(engine);
+  wl::free_snapshot_pieces(engine, first);
+  return 0;
+}
+
 int32_t wl_client_header_address(wl_engine* handle, double client_handle, wl_client_header** header) {
   Engine* engine = wl::as_engine(handle);
   WL_LOCK_OR_BUSY(engine);
@@ -201,6 +215,7 @@ uint32_t wl_layout_value(uint32_t key) {
     case WL_KEY_SLOT_LIMIT: return static_cast<uint32_t>(WL_SLOT_LIMIT);
     case WL_KEY_STACK_PAGE_MAGIC: return WL_STACK_PAGE_MAGIC;
     case WL_KEY_STACK_PAGE_BYTES: return WL_STACK_PAGE_BYTES;
+    case WL_KEY_SNAPSHOT_PIECE_HEADER_SIZE: return sizeof(wl_snapshot_piece);
     default: return 0xffffffffu;
   }
 }

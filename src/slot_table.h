@@ -44,6 +44,7 @@ struct SlotTable {
     }
     T* chunk = arena_new_array<T>(arena, kChunkSize);
     if (!chunk) return false;
+    arena_keep_only(arena, chunk, sizeof(T) * kChunkSize);  // chunks are never freed
     uint32_t first = chunk_count * kChunkSize;
     // The new records are a fresh block: written without undo records.
     uint32_t next_free = free_head;  // 0 here

@@ -28,7 +28,7 @@ struct Entry {
   Client* client;
   Link<Entry> queue_link;   // in queue->pending or queue->held
   Link<Entry> global_link;  // in engine pending (request order) or held (grant order)
-  Link<Entry> client_link;  // in client->entries
+  Link<Entry> client_link;  // in client->pending (request order) or client->held (grant order)
 };
 
 using QueueList = List<Entry, &Entry::queue_link>;
@@ -58,21 +58,26 @@ struct Client {
   wl_client_header header;  // first: the doorbell and inbox count (layout.h)
   uint32_t slot, generation, next_free;
   bool live;
+  Link<Client> open_link;   // in engine->open_clients
   uint32_t owner_tag;
   uint32_t id_length;
   uint16_t* id;
-  ClientList entries;
+  ClientList pending;  // its lock requests, in request order
+  ClientList held;     // its locks, in grant order (the order of the held lock set, 2.6 step 2)
   uint32_t entry_count;
   wl_event_record* inbox;   // a ring
   uint32_t inbox_capacity;  // a power of two
   uint32_t inbox_head;
 };
 
+using OpenClientList = List<Client, &Client::open_link>;
+
 struct Engine {
   wl_engine_header header;  // first: the mutex word (layout.h)
   Arena arena;
   SlotTable<Entry> entries;
   SlotTable<Client> clients;
+  OpenClientList open_clients;  // live clients in the order they opened (closed in that order by owner)
   NameTable names;
   GlobalList held;     // the spec's held lock set, in grant order
   GlobalList pending;  // every pending request, in request order

@@ -76,6 +76,18 @@ int32_t wl_take_events(wl_engine* engine, double client, wl_event_record* out, u
  * snapshot; if that is more than capacity, nothing is written: call again with enough room. */
 int32_t wl_snapshot(wl_engine* engine, void* out, uint32_t capacity);
 
+/* Snapshot the lock state (spec 4.5) into memory from the engine's own allocator, for a snapshot
+ * larger than the caller's scratch: one block if the allocator has one (or can grow), else as
+ * many of its free blocks as it takes (largest first), so that memory freed by released locks
+ * serves even when memory cannot grow. Writes the address of the first wl_snapshot_piece
+ * (layout.h) to *first. Returns the snapshot's byte size, or WL_NO_MEMORY (nothing taken, nothing
+ * changed). The pieces are the caller's until it gives them back with wl_free_snapshot (an agent
+ * that dies in between leaves them taken). */
+int32_t wl_snapshot_pieces(wl_engine* engine, wl_snapshot_piece** first);
+
+/* Gives back the pieces of a snapshot from wl_snapshot_pieces (its first piece; once). */
+int32_t wl_free_snapshot(wl_engine* engine, wl_snapshot_piece* first);
+
 /* Writes the address of the client's wl_client_header (doorbell, inbox count) to *header. */
 int32_t wl_client_header_address(wl_engine* engine, double client, wl_client_header** header);
 
@@ -99,7 +111,8 @@ enum wl_layout_key {
   WL_KEY_SLOT_LIMIT = 10,
   WL_KEY_STACK_PAGE_MAGIC = 11,
   WL_KEY_STACK_PAGE_BYTES = 12,
-  WL_KEY_COUNT = 13
+  WL_KEY_SNAPSHOT_PIECE_HEADER_SIZE = 13,
+  WL_KEY_COUNT = 14
 };
 uint32_t wl_layout_value(uint32_t key);
 

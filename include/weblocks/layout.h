@@ -81,6 +81,15 @@ typedef struct wl_snapshot_record {
 
 /* Ids and client handles are JS-safe integers: generation * WL_SLOT_LIMIT + slot. A slot whose
  * generation would pass WL_GENERATION_LIMIT is retired, so no id or handle ever repeats. */
+/* One piece of a snapshot taken with wl_snapshot_pieces (engine.h): `bytes` bytes of the snapshot
+ * follow this header. The pieces in order (`next`: the address of the following piece, 0 after
+ * the last) hold the snapshot in the format of wl_snapshot: header, then the records. */
+typedef struct wl_snapshot_piece {
+  uint32_t bytes;       /* snapshot bytes in this piece, after the header */
+  uint32_t block_bytes; /* the size of the engine block it is (for wl_free_snapshot) */
+  double next;          /* address of the next piece; 0: the last */
+} wl_snapshot_piece;
+
 #define WL_SLOT_LIMIT 16777216.0          /* 2^24 slots */
 #define WL_GENERATION_LIMIT 536870911u    /* 2^29 - 1: generation * 2^24 + slot < 2^53 */
 
@@ -98,6 +107,8 @@ static_assert(sizeof(wl_event_record) == 16, "event record is 16 bytes");
 static_assert(offsetof(wl_event_record, id) == 8, "event id is 8-aligned");
 static_assert(sizeof(wl_snapshot_header) == 8, "snapshot header is 8 bytes");
 static_assert(sizeof(wl_snapshot_record) == 12, "snapshot record is 12 bytes");
+static_assert(sizeof(wl_snapshot_piece) == 16, "snapshot piece header is 16 bytes");
+static_assert(offsetof(wl_snapshot_piece, next) == 8, "next piece address at 8");
 static_assert(sizeof(uint16_t) == 2, "UTF-16 code units");
 #endif
 

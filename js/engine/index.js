@@ -2,7 +2,7 @@
 // exposes the spec's lock manager operations synchronously. The contract is in docs/engine.md.
 // No Node API at top level: this file also runs in browsers (SharedWorker, window, worker).
 import {
-  LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
+  LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, NO_MEMORY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
   STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,
 } from './layout.js';
 
@@ -115,6 +115,28 @@ function decodeUnits(u16, start, length) {
     text += String.fromCharCode.apply(null, u16.subarray(start + at, start + Math.min(length, at + CHUNK)));
   }
   return text;
+}
+
+// Reads a snapshot (layout.h: wl_snapshot_header, then the records) starting at byte `at`.
+function parseSnapshot(u16, u32, at) {
+  const heldCount = u32[at >> 2];
+  const pendingCount = u32[(at + 4) >> 2];
+  at += LAYOUT.snapshotHeaderSize;
+  const held = [];
+  const pending = [];
+  for (let i = 0; i < heldCount + pendingCount; i++) {
+    const nameLength = u32[at >> 2];
+    const mode = u32[(at + 4) >> 2];
+    const clientIdLength = u32[(at + 8) >> 2];
+    at += LAYOUT.snapshotRecordSize;
+    const name = decodeUnits(u16, at >> 1, nameLength);
+    at += nameLength * 2;
+    const clientId = decodeUnits(u16, at >> 1, clientIdLength);
+    at += clientIdLength * 2;
+    at = (at + 3) & ~3;
+    (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
+  }
+  return { held, pending };
 }
 
 class Engine {
@@ -306,30 +328,42 @@ class Engine {
       while ((size = this._x.wl_snapshot(this._engine, this._data, this._dataBytes)) === BUSY) since = this._waitForMutex(since);
       if (size < 0) fail(size);
       if (size <= this._dataBytes) break;
+      // Larger than the scratch area: in the engine's own memory (which reuses what released
+      // locks freed, even when memory cannot grow), else in a larger scratch area.
+      const copy = this._snapshotInPieces();
+      if (copy) return parseSnapshot(new Uint16Array(copy.buffer), new Uint32Array(copy.buffer), 0);
       this._ensureData(size);
     }
     this._reach(this._data + size);
-    const u32 = this._u32;
-    const u16 = this._u16;
-    let at = this._data;
-    const heldCount = u32[at >> 2];
-    const pendingCount = u32[(at + 4) >> 2];
-    at += LAYOUT.snapshotHeaderSize;
-    const held = [];
-    const pending = [];
-    for (let i = 0; i < heldCount + pendingCount; i++) {
-      const nameLength = u32[at >> 2];
-      const mode = u32[(at + 4) >> 2];
-      const clientIdLength = u32[(at + 8) >> 2];
-      at += LAYOUT.snapshotRecordSize;
-      const name = decodeUnits(u16, at >> 1, nameLength);
-      at += nameLength * 2;
-      const clientId = decodeUnits(u16, at >> 1, clientIdLength);
-      at += clientIdLength * 2;
-      at = (at + 3) & ~3;
-      (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
+    return parseSnapshot(this._u16, this._u32, this._data);
+  }
+
+  // The snapshot from wl_snapshot_pieces, copied out and the pieces given back; null on NO_MEMORY.
+  _snapshotInPieces() {
+    let size;
+    let since = 0;
+    while ((size = this._x.wl_snapshot_pieces(this._engine, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (size === NO_MEMORY) return null;
+    if (size < 0) fail(size);
+    this._reach(this._out + 4);
+    const first = this._u32[this._out >> 2];
+    const copy = new Uint8Array((size + 3) & ~3);
+    let filled = 0;
+    for (let piece = first; piece !== 0;) {
+      this._reach(piece + LAYOUT.snapshotPieceHeaderSize);
+      const bytes = this._u32[piece >> 2];
+      const next = this._f64[(piece + 8) >> 3];
+      const from = piece + LAYOUT.snapshotPieceHeaderSize;
+      this._reach(from + bytes);
+      copy.set(this._u8.subarray(from, from + bytes), filled);
+      filled += bytes;
+      piece = next;
     }
-    return { held, pending };
+    since = 0;
+    let code;
+    while ((code = this._x.wl_free_snapshot(this._engine, first)) === BUSY) since = this._waitForMutex(since);
+    if (code < 0) fail(code);
+    return copy;
   }
 
   doorbell(client) {

@@ -15,13 +15,14 @@ export const LAYOUT = Object.freeze({
   slotLimit: 16777216,
   stackPageMagic: 0x4b435453,
   stackPageBytes: 65536,
+  snapshotPieceHeaderSize: 16,
 });
 
 // wl_layout_key order (engine.h)
 export const LAYOUT_KEYS = Object.freeze([
   'version', 'engineHeaderSize', 'clientHeaderSize', 'doorbellOffset', 'inboxCountOffset',
   'eventRecordSize', 'eventIdOffset', 'snapshotHeaderSize', 'snapshotRecordSize',
-  'mutexContended', 'slotLimit', 'stackPageMagic', 'stackPageBytes',
+  'mutexContended', 'slotLimit', 'stackPageMagic', 'stackPageBytes', 'snapshotPieceHeaderSize',
 ]);
 
 // enum wl_error
@@ -34,6 +35,7 @@ export const ERROR_CODES = Object.freeze({
   [-6]: 'BROKEN',
 });
 export const BUSY = -1;
+export const NO_MEMORY = -2;
 
 // Memory limits the modules were linked with (scripts/build-engine.sh).
 export const WASM_PAGE = 65536;

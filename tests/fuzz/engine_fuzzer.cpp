@@ -180,12 +180,30 @@ struct SnapshotName {
 
 std::vector<uint8_t> raw_snapshot(wl_engine* engine) {
   static std::vector<uint8_t> scratch(4096);
+  int32_t size;
   for (;;) {
-    int32_t size = wl_snapshot(engine, scratch.data(), scratch.size());
+    size = wl_snapshot(engine, scratch.data(), scratch.size());
     CHECK(size >= 8, "wl_snapshot returned %d", size);
-    if (size_t(size) <= scratch.size()) return std::vector<uint8_t>(scratch.begin(), scratch.begin() + size);
+    if (size_t(size) <= scratch.size()) break;
     scratch.resize(size);
   }
+  std::vector<uint8_t> raw(scratch.begin(), scratch.begin() + size);
+  // The same snapshot in engine memory (wl_snapshot_pieces, one block or a chain of free blocks):
+  // byte-identical, or NO_MEMORY under a memory cap. Given back at once.
+  wl_snapshot_piece* first = nullptr;
+  int32_t pieces_size = wl_snapshot_pieces(engine, &first);
+  if (pieces_size != WL_NO_MEMORY) {
+    CHECK(pieces_size == size, "wl_snapshot_pieces returned %d, wl_snapshot %d", pieces_size, size);
+    std::vector<uint8_t> joined;
+    for (wl_snapshot_piece* piece = first; piece;
+         piece = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(piece->next))) {
+      const uint8_t* payload = reinterpret_cast<const uint8_t*>(piece + 1);
+      joined.insert(joined.end(), payload, payload + piece->bytes);
+    }
+    CHECK(joined == raw, "snapshot pieces differ from wl_snapshot (%zu bytes vs %zu)", joined.size(), raw.size());
+    CHECK(wl_free_snapshot(engine, first) == 0, "wl_free_snapshot failed");
+  }
+  return raw;
 }
 
 std::map<Name, SnapshotName> decode(const std::vector<uint8_t>& raw) {

@@ -5,8 +5,6 @@
 //   node tests/model/differential.mjs --ops 1000000 --seed 7       a long run
 //   node tests/model/differential.mjs --replay ops.json             replays a printed sequence
 //   --shared              the shared-memory build (the Node host's) instead of createLocalEngine()
-//   --strict-held-order   also compare the order of held locks across names (the spec's literal
-//                         held-set order; by default only the per-name order is compared)
 import { writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +19,9 @@ import { shrink, formatOps } from './shrink.mjs';
 // empty state). Returns { counts, divergence, epochOps } where epochOps are the operations of the
 // epoch that diverged, up to and including the diverging one.
 // recordAll: also return every operation (for a divergence that needs the whole history).
-export async function explore({ seed, count, createSystem = createEngineSystem, createModel = () => new ModelSystem(), recordAll = false, epochLength = [20, 400], strictHeldOrder = false }) {
+export async function explore({ seed, count, createSystem = createEngineSystem, createModel = () => new ModelSystem(), recordAll = false, epochLength = [20, 400] }) {
   const rng = createRandom(seed);
-  const replayer = new Replayer(createModel(), await createSystem(), { strictHeldOrder });
+  const replayer = new Replayer(createModel(), await createSystem(), {});
   const generator = new OperationGenerator(rng, replayer);
   const all = recordAll ? [] : null;
   let epochOps = [];
@@ -51,8 +49,8 @@ export async function explore({ seed, count, createSystem = createEngineSystem, 
 }
 
 // Replays ops on fresh systems; returns the Divergence or null.
-export async function replay(ops, { createSystem = createEngineSystem, createModel = () => new ModelSystem(), snapshotEveryStep = true, strictHeldOrder = false } = {}) {
-  const replayer = new Replayer(createModel(), await createSystem(), { snapshotEveryStep, strictHeldOrder });
+export async function replay(ops, { createSystem = createEngineSystem, createModel = () => new ModelSystem(), snapshotEveryStep = true } = {}) {
+  const replayer = new Replayer(createModel(), await createSystem(), { snapshotEveryStep });
   try {
     replayer.run(ops);
   } catch (error) {
@@ -80,8 +78,8 @@ function parseArgs(argv) {
   const args = { ops: 100000, seed: 1, seeds: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (key === 'strict-held-order') { args.strictHeldOrder = true; i--; continue; }
     if (key === 'shared') { args.shared = true; i--; continue; }
+    if (!['ops', 'seed', 'seeds', 'replay'].includes(key)) throw new Error(`unknown option ${argv[i]}`);
     args[key] = key === 'replay' ? argv[i + 1] : Number(argv[i + 1]);
   }
   return args;
@@ -91,7 +89,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.replay) {
     const ops = JSON.parse(readFileSync(args.replay, 'utf8'));
-    const divergence = await replay(ops, { strictHeldOrder: !!args.strictHeldOrder, createSystem: () => createEngineSystem({ shared: !!args.shared }) });
+    const divergence = await replay(ops, { createSystem: () => createEngineSystem({ shared: !!args.shared }) });
     console.log(divergence ? `DIVERGES\n${divergence.message}` : `no divergence in ${ops.length} operations`);
     process.exitCode = divergence ? 1 : 0;
     return;
@@ -100,13 +98,13 @@ async function main() {
   for (let seed = args.seed; seed < args.seed + args.seeds; seed++) {
     const started = performance.now();
     const createSystem = () => createEngineSystem({ shared: !!args.shared });
-    const found = await explore({ seed, count: args.ops, strictHeldOrder: !!args.strictHeldOrder, createSystem });
+    const found = await explore({ seed, count: args.ops, createSystem });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(JSON.stringify({ seed, build: args.shared ? 'shared memory' : 'ordinary memory', ops: args.ops, seconds, epochs: found.epochs, divergences: found.divergence ? 1 : 0, ...found.counts }));
     if (found.divergence) {
       failed = true;
       console.log(`DIVERGENCE (seed ${seed}):\n${found.divergence.message}\nshrinking...`);
-      const minimal = await minimize(found, { seed, strictHeldOrder: !!args.strictHeldOrder, createSystem });
+      const minimal = await minimize(found, { seed, createSystem });
       const file = join(tmpdir(), `weblocks-divergence-seed${seed}.json`);
       writeFileSync(file, formatOps(minimal.ops));
       console.log(`minimal sequence (${minimal.ops.length} operations, ${minimal.replays} replays):\n${formatOps(minimal.ops)}`);

@@ -178,12 +178,21 @@ export class SpecLockManager {
     this.agent(handle);
     this.terminating = handle;
     // 1. For each lock request request with agent equal to the terminating agent: abort it.
-    for (const queue of [...this.queueMap.values()]) {
-      for (const request of [...queue]) {
-        if (request.handle === handle && queue.includes(request)) this.abortRequest(request);
-      }
+    // The spec names no ordered collection of lock requests here (they live in the per-name
+    // queues), and the order is observable: each abort processes its queue, and the grants that
+    // follow are appended to the held lock set. We take request order (a request's id), the one
+    // order that does not depend on the queue map remembering every name ever used. Within one
+    // queue it is the queue's order (a steal, the only request that is prepended, is granted at
+    // once and is never pending). A request of this agent granted by an earlier abort is no
+    // longer pending: it is released in step 2.
+    const requests = [];
+    for (const queue of this.queueMap.values()) for (const request of queue) if (request.handle === handle) requests.push(request);
+    requests.sort((a, b) => a.id - b.id);
+    for (const request of requests) {
+      if (this.getQueue(request.name).includes(request)) this.abortRequest(request);
     }
-    // 2. For each lock lock with agent equal to the terminating agent: release it.
+    // 2. For each lock lock with agent equal to the terminating agent: release it, in the held
+    // lock set's order (grant order across names).
     for (const lock of [...this.heldLockSet]) {
       if (lock.handle === handle) this.releaseLock(lock);
     }

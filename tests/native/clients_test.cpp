@@ -102,3 +102,77 @@ TEST(Doorbell, ManyQueuedGrantsFitTheInboxWithoutLoss) {
   engine.release(a, held.id);
   EXPECT_EQ(engine.events(b), expected);
 }
+
+// 2.6 step 2 "for each lock lock with agent equal to the terminating agent": the held lock set
+// is ordered (4.4 step 2.1.10 appends), so the locks are released in grant order across names,
+// and the grants that follow are appended (and told) in that order. The minimal sequence the
+// differential tester found: the closing client was granted "resource/1" (shared) after it
+// stole "\uD800", but had requested it before.
+TEST(AgentTermination, ReleasesTheLocksInGrantOrderAcrossNames) {
+  EngineHandle engine;
+  const u16string lone = u"\xD800", resource = u"resource/1";
+  double c0 = engine.open(u"0"), c3 = engine.open(u"3");
+  RequestResult r301 = engine.request(c0, lone, WL_SHARED);
+  RequestResult r307 = engine.request(c0, lone, WL_EXCLUSIVE);
+  RequestResult r308 = engine.request(c3, resource, WL_EXCLUSIVE);
+  RequestResult r314 = engine.request(c3, resource, WL_SHARED);
+  RequestResult r315 = engine.request(c3, lone, WL_EXCLUSIVE, WL_PREEMPT);
+  RequestResult r335 = engine.request(c0, resource, WL_EXCLUSIVE);
+  ASSERT_EQ(r301.status, WL_GRANTED);
+  ASSERT_EQ(r307.status, WL_QUEUED);
+  ASSERT_EQ(r308.status, WL_GRANTED);
+  ASSERT_EQ(r314.status, WL_QUEUED);
+  ASSERT_EQ(r315.status, WL_GRANTED);
+  ASSERT_EQ(r335.status, WL_QUEUED);
+  EXPECT_EQ(engine.events(c0), (std::vector<Event>{{WL_EVENT_STOLEN, r301.id}}));
+  EXPECT_EQ(engine.release(c3, r308.id), 1);
+  EXPECT_EQ(engine.events(c3), (std::vector<Event>{{WL_EVENT_GRANTED, r314.id}}));
+  // c3 now holds "\uD800" (granted first) and "resource/1" (granted second).
+  EXPECT_EQ(engine.snapshot().held,
+            (std::vector<LockInfo>{{lone, WL_EXCLUSIVE, u"3"}, {resource, WL_SHARED, u"3"}}));
+  EXPECT_EQ(engine.close(c3), 0);
+  EXPECT_EQ(engine.snapshot().held,
+            (std::vector<LockInfo>{{lone, WL_EXCLUSIVE, u"0"}, {resource, WL_EXCLUSIVE, u"0"}}));
+  EXPECT_EQ(engine.events(c0), (std::vector<Event>{{WL_EVENT_GRANTED, r307.id}, {WL_EVENT_GRANTED, r335.id}}));
+}
+
+// 2.6 step 1 names no order for the agent's lock requests; the engine (and the reference model)
+// aborts them in request order, the order snapshot() lists pending requests in. Each abort
+// processes its queue (4.3 step 7), so the order shows in the grants that follow.
+TEST(AgentTermination, AbortsTheRequestsInRequestOrderAcrossNames) {
+  EngineHandle engine;
+  double a = engine.open(u"a"), t = engine.open(u"t"), w = engine.open(u"w");
+  engine.request(a, u"p", WL_SHARED);
+  engine.request(a, u"q", WL_SHARED);
+  ASSERT_EQ(engine.request(t, u"q", WL_EXCLUSIVE).status, WL_QUEUED);  // requested first
+  ASSERT_EQ(engine.request(t, u"p", WL_EXCLUSIVE).status, WL_QUEUED);
+  RequestResult wp = engine.request(w, u"p", WL_SHARED);
+  RequestResult wq = engine.request(w, u"q", WL_SHARED);
+  ASSERT_EQ(wp.status, WL_QUEUED);
+  ASSERT_EQ(wq.status, WL_QUEUED);
+  EXPECT_EQ(engine.close(t), 0);
+  EXPECT_EQ(engine.events(w), (std::vector<Event>{{WL_EVENT_GRANTED, wq.id}, {WL_EVENT_GRANTED, wp.id}}));
+  EXPECT_EQ(engine.snapshot().held, (std::vector<LockInfo>{{u"p", WL_SHARED, u"a"},
+                                                           {u"q", WL_SHARED, u"a"},
+                                                           {u"q", WL_SHARED, u"w"},
+                                                           {u"p", WL_SHARED, u"w"}}));
+}
+
+// Closing the clients of an owner terminates them one after another, in the order they opened
+// (not in the order of their slots: here the later client reuses the lower slot).
+TEST(AgentTermination, ClosingTheClientsOfAnOwnerGoesInOpenOrder) {
+  EngineHandle engine;
+  double z = engine.open(u"z", 1);
+  double first = engine.open(u"first", 1);
+  EXPECT_EQ(engine.close(z), 0);
+  double second = engine.open(u"second", 1);  // takes z's slot, below first's
+  double w = engine.open(u"w", 2);
+  engine.request(first, u"x");
+  engine.request(second, u"y");
+  RequestResult wy = engine.request(w, u"y");
+  RequestResult wx = engine.request(w, u"x");
+  EXPECT_EQ(engine.close_owner(1), 2);
+  EXPECT_EQ(engine.events(w), (std::vector<Event>{{WL_EVENT_GRANTED, wx.id}, {WL_EVENT_GRANTED, wy.id}}));
+  EXPECT_EQ(engine.snapshot().held,
+            (std::vector<LockInfo>{{u"x", WL_EXCLUSIVE, u"w"}, {u"y", WL_EXCLUSIVE, u"w"}}));
+}

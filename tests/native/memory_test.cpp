@@ -80,3 +80,64 @@ TEST(OutOfMemory, AGrantOrStealNeverNeedsMemory) {
   EXPECT_EQ(steal.status, WL_GRANTED);
   EXPECT_EQ(engine.events(b).size(), 300u) << "every shared holder is told";
 }
+
+namespace {
+// The snapshot from wl_snapshot_pieces, concatenated; returns the status (size or error) and
+// gives the pieces back.
+int32_t snapshot_via_pieces(EngineHandle& engine, std::vector<unsigned char>* bytes, size_t* pieces) {
+  wl_snapshot_piece* first = nullptr;
+  int32_t size = wl_snapshot_pieces(engine.get(), &first);
+  if (size < 0) return size;
+  bytes->clear();
+  *pieces = 0;
+  for (wl_snapshot_piece* piece = first; piece;
+       piece = reinterpret_cast<wl_snapshot_piece*>(static_cast<uintptr_t>(piece->next))) {
+    const unsigned char* payload = reinterpret_cast<const unsigned char*>(piece + 1);
+    bytes->insert(bytes->end(), payload, payload + piece->bytes);
+    ++*pieces;
+  }
+  EXPECT_EQ(wl_free_snapshot(engine.get(), first), 0);
+  EXPECT_EQ(bytes->size(), static_cast<size_t>(size));
+  return size;
+}
+
+std::vector<unsigned char> snapshot_bytes(EngineHandle& engine) {
+  std::vector<unsigned char> bytes(wl_snapshot(engine.get(), nullptr, 0));
+  EXPECT_EQ(wl_snapshot(engine.get(), bytes.data(), static_cast<uint32_t>(bytes.size())), static_cast<int32_t>(bytes.size()));
+  return bytes;
+}
+}  // namespace
+
+// Spec 4.5 at exhaustion: the snapshot is taken from the engine's own memory, so what released
+// locks freed holds it even when memory cannot grow and no single free block is large enough.
+TEST(OutOfMemory, ASnapshotUsesTheMemoryReleasedLocksFreed) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), 6 * 65536), 0);
+  std::vector<double> ids;
+  for (int i = 0;; i++) {
+    RequestResult result = engine.request(a, numbered("n", i, 100));
+    if (result.status == WL_NO_MEMORY) break;
+    ASSERT_EQ(result.status, WL_GRANTED);
+    ids.push_back(result.id);
+  }
+  ASSERT_GT(ids.size(), 600u);
+  std::vector<unsigned char> bytes;
+  size_t pieces = 0;
+  wl_stats before = engine.stats();
+  std::vector<unsigned char> expected = snapshot_bytes(engine);
+  // Everything held: the snapshot is larger than all free memory.
+  EXPECT_EQ(snapshot_via_pieces(engine, &bytes, &pieces), WL_NO_MEMORY);
+  EXPECT_EQ(snapshot_bytes(engine), expected) << "the failed snapshot changed nothing";
+  EXPECT_EQ(engine.stats().entries, before.entries);
+  EXPECT_EQ(engine.request(a, numbered("n", -1, 100)).status, WL_NO_MEMORY) << "nor freed or lost memory";
+  // Release every other lock: the freed memory is in pieces of a few hundred bytes.
+  for (size_t i = 0; i < ids.size(); i += 2) ASSERT_EQ(engine.release(a, ids[i]), 1);
+  expected = snapshot_bytes(engine);
+  ASSERT_GT(expected.size(), 40000u);
+  EXPECT_EQ(snapshot_via_pieces(engine, &bytes, &pieces), static_cast<int32_t>(expected.size()));
+  EXPECT_EQ(bytes, expected);
+  EXPECT_GT(pieces, 1u) << "no single free block could hold it";
+  // The pieces went back: the freed memory serves requests again.
+  for (size_t i = 0; i < ids.size() / 4; i++) EXPECT_EQ(engine.request(a, numbered("m", int(i), 100)).status, WL_GRANTED) << i;
+}

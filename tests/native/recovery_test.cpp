@@ -275,3 +275,24 @@ TEST(DeadHolderRecovery, AnUntaggedHolderIsNeverTakenOver) {
   EXPECT_EQ(wl_close_clients_of_owner(engine.get(), 0), WL_BUSY) << "owner 0 is never declared dead";
   __atomic_store_n(word, WL_MUTEX_UNLOCKED, __ATOMIC_SEQ_CST);
 }
+
+TEST(DeadHolderRecovery, ASnapshotInPiecesIsUndoneAtEveryCut) {
+  // Setup leaves memory at its limit with every other large name released, so the snapshot is
+  // gathered from many free blocks (a write for each).
+  run({"snapshot in pieces",
+       [](EngineHandle& engine, World& w) {
+         ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes), 0);
+         std::vector<double> ids;
+         for (int i = 0;; i++) {
+           RequestResult result = engine.request(w.b, name_of("piece-" + std::to_string(i) + std::string(300, '.')));
+           if (result.status != WL_GRANTED) break;
+           ids.push_back(result.id);
+         }
+         for (size_t i = 0; i < ids.size(); i += 2) engine.release(w.b, ids[i]);
+       },
+       [](wl_engine* e, World&) {
+         wl_snapshot_piece* first = nullptr;
+         int32_t size = wl_snapshot_pieces(e, &first);
+         return size < 0 ? size : wl_free_snapshot(e, first);
+       }});
+}
