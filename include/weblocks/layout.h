@@ -79,8 +79,6 @@ typedef struct wl_snapshot_record {
   uint32_t client_id_length; /* UTF-16 code units */
 } wl_snapshot_record;
 
-/* Ids and client handles are JS-safe integers: generation * WL_SLOT_LIMIT + slot. A slot whose
- * generation would pass WL_GENERATION_LIMIT is retired, so no id or handle ever repeats. */
 /* One piece of a snapshot taken with wl_snapshot_pieces (engine.h): `bytes` bytes of the snapshot
  * follow this header. The pieces in order (`next`: the address of the following piece, 0 after
  * the last) hold the snapshot in the format of wl_snapshot: header, then the records. */
@@ -90,6 +88,8 @@ typedef struct wl_snapshot_piece {
   double next;          /* address of the next piece; 0: the last */
 } wl_snapshot_piece;
 
+/* Ids and client handles are JS-safe integers: generation * WL_SLOT_LIMIT + slot. A slot whose
+ * generation would pass WL_GENERATION_LIMIT is retired, so no id or handle ever repeats. */
 #define WL_SLOT_LIMIT 16777216.0          /* 2^24 slots */
 #define WL_GENERATION_LIMIT 536870911u    /* 2^29 - 1: generation * 2^24 + slot < 2^53 */
 
