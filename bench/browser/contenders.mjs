@@ -5,6 +5,7 @@
 //   web-locks-polyfill  npm package (localStorage polling every 20 ms; pages only, request only)
 //   async-mutex         npm package, one Mutex per name: this context alone (the in-context lower bound)
 // Returns the LockManager-like object to benchmark.
+import { mutexLocks } from '../lib/workloads.mjs';
 
 export function removeNativeLocks() {
   for (const proto of [globalThis.Navigator?.prototype, globalThis.WorkerNavigator?.prototype]) {
@@ -24,17 +25,7 @@ function loadClassicScript(src) {
 
 async function asyncMutexLocks() {
   const { Mutex } = await import('/node_modules/async-mutex/index.mjs');
-  const mutexes = new Map();
-  return {
-    request(name, ...rest) {
-      const callback = rest.pop();
-      const options = rest[0] ?? {};
-      if (options.steal || options.ifAvailable || options.mode === 'shared') throw new Error('async-mutex: exclusive only');
-      let mutex = mutexes.get(name);
-      if (!mutex) { mutex = new Mutex(); mutexes.set(name, mutex); }
-      return mutex.runExclusive(() => callback({ name, mode: 'exclusive' }));
-    },
-  };
+  return mutexLocks(Mutex);
 }
 
 export async function installContender(impl) {

@@ -1,5 +1,7 @@
 // The measured loops, shared by pages and dedicated workers. Each returns raw times in ms;
 // bench/browser/run.mjs turns them into rounds, medians and ratios.
+import { pendingOnce } from '../lib/workloads.mjs';
+
 export const clock = () => performance.timeOrigin + performance.now();   // comparable across tabs
 
 const noop = () => {};
@@ -49,24 +51,6 @@ export async function releaseMany() {
 }
 
 /** Holds one name, enqueues `count` requests on it, then releases and waits for all of them to run. */
-export async function pending(locks, count) {
-  let release;
-  let granted;
-  const holding = new Promise((resolve) => { granted = resolve; });
-  const holder = locks.request('pending', () => { granted(); return new Promise((resolve) => { release = resolve; }); });
-  await holding;
-  let ran = 0;
-  let allRan;
-  const drained = new Promise((resolve) => { allRan = resolve; });
-  const callback = () => { if (++ran === count) allRan(); };
-  const promises = new Array(count);
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) promises[i] = locks.request('pending', callback);
-  const t1 = performance.now();
-  release();
-  await drained;
-  const t2 = performance.now();
-  await holder;
-  await Promise.all(promises);
-  return { enqueue: t1 - t0, drain: t2 - t1 };
+export function pending(locks, count) {
+  return pendingOnce(locks, count, () => performance.now());
 }

@@ -5,6 +5,7 @@
 //   async-mutex  the npm package async-mutex: one Mutex per name, in-thread only (the lower bound)
 // Each returns { locks, attachWorker?(worker), capabilities }.
 import { createRequire } from 'node:module';
+import { mutexLocks } from '../lib/workloads.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -48,18 +49,7 @@ function loadWebLocks() {
 
 function loadAsyncMutex() {
   const { Mutex } = require('async-mutex');
-  const mutexes = new Map();
-  return {
-    locks: { request: (name, ...rest) => {
-      const callback = rest.pop();
-      const options = rest[0] ?? {};
-      if (options.steal || options.ifAvailable || options.mode === 'shared') throw new Error('async-mutex: exclusive only');
-      let mutex = mutexes.get(name);
-      if (!mutex) { mutex = new Mutex(); mutexes.set(name, mutex); }
-      return mutex.runExclusive(() => callback({ name, mode: 'exclusive' }));
-    } },
-    capabilities: { threads: false, steal: false, query: false },
-  };
+  return { locks: mutexLocks(Mutex), capabilities: { threads: false, steal: false, query: false } };
 }
 
 export async function loadImpl(name) {

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { loadImpl } from './impls.mjs';
 import { reportResult } from '../lib/child.mjs';
+import { pendingOnce } from '../lib/workloads.mjs';
 
 const [implName, scenarioName] = process.argv.slice(2);
 const impl = await loadImpl(implName);
@@ -112,25 +113,8 @@ function pending(count) {
   const enqueue = [];
   const drain = [];
   const once = async () => {
-    let release;
-    let granted;
-    const holding = new Promise((resolve) => { granted = resolve; });
-    const holder = locks.request('pending', () => { granted(); return new Promise((resolve) => { release = resolve; }); });
-    await holding;
-    let ran = 0;
-    let allRan;
-    const drained = new Promise((resolve) => { allRan = resolve; });
-    const callback = () => { if (++ran === count) allRan(); };
-    const promises = new Array(count);
-    const t0 = now();
-    for (let i = 0; i < count; i++) promises[i] = locks.request('pending', callback);
-    const t1 = now();
-    release();
-    await drained;
-    const t2 = now();
-    await holder;
-    await Promise.all(promises);
-    return { enqueue: (t1 - t0) * 1000 / count, drain: (t2 - t1) * 1000 / count };
+    const t = await pendingOnce(locks, count, now);
+    return { enqueue: t.enqueue * 1000 / count, drain: t.drain * 1000 / count };
   };
   return {
     async prepare() { await once(); return { count }; },

@@ -72,6 +72,7 @@ export class HubBackend {
     this.records.delete(token);
     if (record.state !== HELD) return; // cannot happen through the LockManager
     this.send({ t: C.release, token });
+    this.idle(); // nothing outstanding: stop checking on the hub
   }
 
   abort(token) {
@@ -212,7 +213,7 @@ export class HubBackend {
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
     switch (m.t) {
       case H.ping: this.port.postMessage({ t: C.pong }); return;
-      case H.probed: return;
+      case H.probed: return this.idle();
       case H.welcome: return this.welcome(m);
       case H.rejected:
         // clientIds are public (query() shows them): another connection may have taken ours.
