@@ -1,12 +1,14 @@
 // The hub and its clients (js/hub/hub.js, js/browser/hub-backend.js) driven in one Node thread over
 // MessageChannels: the same code the browser runs. What is checked here needs control the browser
-// tests do not have: which client reconnects first after a hub loss, and every message a client hears.
+// tests do not have: which client reconnects first after a hub loss, who says hello first, and
+// every message a client hears.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { HubBackend } from '../../../js/browser/hub-backend.js';
+import { PROTOCOL_VERSION } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
 
 const quiet = () => {};
@@ -133,6 +135,40 @@ test('after a hub loss, waiters of several contexts are re-queued in their order
     holder.release();
     await Promise.all([holder.done, first, second]);
     assert.deepEqual(order, ['b', 'c']);
+  } finally {
+    space.end();
+  }
+});
+
+test('a context whose clientId was taken by another connection while it was declared dead registers again under a new one', async () => {
+  const space = await lockSpace();
+  try {
+    const a = space.client('a');
+    const b = space.client('b');
+    const holder = heldBy(b.locks, 'x');
+    await holder.granted;
+    let grantedTo = null;
+    const waiting = a.locks.request('x', () => { grantedTo = a.backend.clientId; });
+    const connectionOf = (clientId) => [...space.hub.connections].find((conn) => conn.clientId === clientId);
+    await until(() => connectionOf('a')?.tokens.size === 1, 'a waits at the hub');
+
+    // The hub declares a dead (as its heartbeat would) and, before a's new hello arrives, another
+    // connection of the origin says hello with a's clientId (clientIds are public: query() lists them).
+    space.hub.close(connectionOf('a'), { tell: true });
+    const { port1, port2 } = new MessageChannel();
+    space.ports.push(port1, port2);
+    const squatter = space.hub.connect(port2);
+    space.hub.receive(squatter, { data: { t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', lostHub: null, reclaim: [] } });
+
+    await until(() => a.heard.filter((t) => t === 'welcome').length === 2, 'a was welcomed again');
+    assert.ok(a.heard.includes('rejected'), 'a\'s first hello after being declared dead was refused');
+    assert.notEqual(a.backend.clientId, 'a');
+    assert.equal(a.backend.failure, null);
+    const state = await b.locks.query();
+    assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', a.backend.clientId]]);
+    holder.release();
+    await Promise.all([holder.done, waiting]);
+    assert.equal(grantedTo, a.backend.clientId);
   } finally {
     space.end();
   }
