@@ -72,7 +72,6 @@ export class HubBackend {
     this.records.delete(token);
     if (record.state !== HELD) return; // cannot happen through the LockManager
     this.send({ t: C.release, token });
-    this.idle(); // nothing outstanding: stop checking on the hub
   }
 
   abort(token) {
@@ -350,6 +349,9 @@ export class HubBackend {
   }
 
   check() {
+    // Nothing outstanding any more: stop checking (here rather than on every release, so that a
+    // context that requests again at once keeps its timer).
+    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) return this.idle();
     if (this.port === null || this.asleep || this.failure !== null) return;
     const now = this.now();
     // This context was busy or throttled since the last check: messages may be waiting behind
