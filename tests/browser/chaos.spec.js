@@ -6,7 +6,7 @@
 // nothing stayed held at the end. Bounded in time; the totals are printed.
 import { test, expect } from '@playwright/test';
 import { checkHolds } from '../model/hold-checker.mjs';
-import { startChaosServer, excerpt, saveLog } from '../model/browser/server.mjs';
+import { startChaosServer, excerpt, saveLog, lockStateOnceEmpty } from '../model/browser/server.mjs';
 import { createRandom } from '../model/random.mjs';
 
 // WEBLOCKS_CHAOS_SECONDS=300 for a long run (the test timeout grows with it).
@@ -100,13 +100,7 @@ test('locks stay mutually exclusive while tabs and workers are closed, crashed a
     }
     const probe = await context.newPage();
     await probe.goto(`${server.url}tests/model/browser/chaos.html?holder=probe&idle=1`);
-    let state;
-    const deadline = Date.now() + 20_000;
-    do {
-      state = await probe.evaluate(() => navigator.locks.query());
-      if (state.held.length === 0 && state.pending.length === 0) break;
-      await sleep(200);
-    } while (Date.now() < deadline);
+    const state = await lockStateOnceEmpty(probe);
     expect(state, 'nothing is held or pending once every agent stopped').toEqual({ held: [], pending: [] });
 
     const result = checkHolds(server.entries);

@@ -6,12 +6,11 @@
 // spec does not allow, the hub never dies, and once the hostile page is gone nothing stays held.
 import { test, expect } from '@playwright/test';
 import { checkHolds } from '../model/hold-checker.mjs';
-import { startChaosServer, excerpt, saveLog } from '../model/browser/server.mjs';
+import { startChaosServer, excerpt, saveLog, lockStateOnceEmpty } from '../model/browser/server.mjs';
 import { PROTOCOL_VERSION } from '../../js/hub/protocol.js';
 
 // WEBLOCKS_FUZZ_SECONDS=300 for a long run.
 const FUZZ_SECONDS = Number(process.env.WEBLOCKS_FUZZ_SECONDS) || 12;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a hostile page sending random and malformed hub messages cannot disturb the other tabs', async ({ browser }) => {
   test.setTimeout(120_000 + FUZZ_SECONDS * 1000);
@@ -44,13 +43,7 @@ test('a hostile page sending random and malformed hub messages cannot disturb th
     await hostile.close();   // its connections die with it; the hub's heartbeat releases what they held
 
     const probe = honest[0][1];
-    let state;
-    const deadline = Date.now() + 20_000;
-    do {
-      state = await probe.evaluate(() => navigator.locks.query());
-      if (state.held.length === 0 && state.pending.length === 0) break;
-      await sleep(200);
-    } while (Date.now() < deadline);
+    const state = await lockStateOnceEmpty(probe);
 
     const result = checkHolds(server.entries);
     const report = { seconds: FUZZ_SECONDS, hostileSent: fuzz.sent, hostileConnections: fuzz.connections, hostileSendFailures: fuzz.sendFailures,

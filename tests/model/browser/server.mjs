@@ -59,3 +59,16 @@ export function saveLog(entries, label) {
   writeFileSync(file, JSON.stringify(entries));
   return file;
 }
+
+/**
+ * The origin's lock state as `page` sees it, once nothing is held or pending, or after `ms`
+ * (the hub's heartbeat releases what dead agents held within about 2 s).
+ */
+export async function lockStateOnceEmpty(page, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const state = await page.evaluate(() => navigator.locks.query());
+    if ((state.held.length === 0 && state.pending.length === 0) || Date.now() > deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
