@@ -9,9 +9,8 @@ import {
 } from '../hub/protocol.js';
 
 // The life of one request, as this context sees it.
-const SENT = 0;     // sent, no answer yet
-const QUEUED = 1;   // the hub queued it (seq known)
-const HELD = 2;     // granted
+const SENT = 0;     // sent, not granted yet (waiting, its place in the queue known once `seq` is set)
+const HELD = 1;     // granted
 
 export class HubBackend {
   /**
@@ -265,10 +264,7 @@ export class HubBackend {
     if (!Array.isArray(seqs)) return;
     for (let i = 0; i + 1 < seqs.length; i += 2) {
       const record = this.records.get(seqs[i]);
-      if (record !== undefined && record.state === SENT && Number.isSafeInteger(seqs[i + 1])) {
-        record.state = QUEUED;
-        record.seq = seqs[i + 1];
-      }
+      if (record !== undefined && record.state === SENT && Number.isSafeInteger(seqs[i + 1])) record.seq = seqs[i + 1];
     }
   }
 

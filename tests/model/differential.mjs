@@ -21,7 +21,7 @@ import { shrink, formatOps } from './shrink.mjs';
 // recordAll: also return every operation (for a divergence that needs the whole history).
 export async function explore({ seed, count, createSystem = createEngineSystem, createModel = () => new ModelSystem(), recordAll = false, epochLength = [20, 400] }) {
   const rng = createRandom(seed);
-  const replayer = new Replayer(createModel(), await createSystem(), {});
+  const replayer = new Replayer(createModel(), await createSystem());
   const generator = new OperationGenerator(rng, replayer);
   const all = recordAll ? [] : null;
   let epochOps = [];

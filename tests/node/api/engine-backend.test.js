@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { createLockManager, createEngineBackend } from '../../../js/api/index.js';
+import { requestHandle } from '../suite/handle.js';
 
 test('a request the engine has no room for rejects with a QuotaExceededError and disturbs no other lock', async () => {
   const engine = await createLocalEngine();
@@ -34,13 +35,12 @@ test('a lock stolen before its immediate grant reached the holder still rejects 
   const engine = await createLocalEngine();
   const holder = createLockManager(createEngineBackend(engine, 'holder'));
   const thief = createLockManager(createEngineBackend(engine, 'thief'));
-  let releaseOther;
-  const otherHeld = new Promise((resolve) => { thief.request('other', () => { resolve(); return new Promise((r) => { releaseOther = r; }); }); });
-  await otherHeld;
+  const other = requestHandle(thief, 'other');
+  await other.granted;
   const waited = holder.request('other', () => 'waited');
   await Promise.resolve();
   const events = [];
-  releaseOther();
+  other.release();
   await Promise.resolve(); // the thief's release has run: the holder's drain is scheduled
   const stolenOne = holder.request('x', () => { events.push('holder called back'); return 'holder finished'; });
   const steal = thief.request('x', { steal: true }, () => { events.push('thief called back'); return 'thief finished'; });
@@ -48,6 +48,7 @@ test('a lock stolen before its immediate grant reached the holder still rejects 
   assert.equal(outcome, 'AbortError');
   assert.equal(await steal, 'thief finished');
   assert.equal(await waited, 'waited');
+  assert.equal((await other.settled).ok, true);
   assert.deepEqual(events.sort(), ['holder called back', 'thief called back']);
   const state = await holder.query();
   assert.deepEqual(state.held.concat(state.pending), []);

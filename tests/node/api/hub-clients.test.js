@@ -10,11 +10,12 @@ import { Hub } from '../../../js/hub/hub.js';
 import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
+import { requestHandle } from '../suite/handle.js';
 
 const quiet = () => {};
 
-/** A lock space: one hub at a time; clients connect to whichever is current. */
-async function lockSpace(liveness = {}) {
+/** A lock space: one hub at a time; clients connect to whichever is current. Ends after test `t`. */
+async function lockSpace(t, liveness = {}) {
   const space = {
     hub: new Hub(await createLocalEngine(), { hubId: 'first', log: quiet, liveness }),
     ports: [],
@@ -39,11 +40,11 @@ async function lockSpace(liveness = {}) {
       backend.receive = (message) => { heard.push(message.t); receive(message); };
       return { backend, heard, locks: createLockManager(backend) };
     },
-    end() {
-      space.hub.stop();
-      for (const port of space.ports) port.close();
-    },
   };
+  t.after(() => {
+    space.hub.stop();
+    for (const port of space.ports) port.close();
+  });
   return space;
 }
 
@@ -56,120 +57,97 @@ async function until(predicate, what) {
   }
 }
 
-function heldBy(locks, name) {
-  let release;
-  const released = new Promise((resolve) => { release = resolve; });
-  let granted;
-  const grantedNow = new Promise((resolve) => { granted = resolve; });
-  const done = locks.request(name, () => { granted(); return released; });
-  return { granted: grantedNow, release, done };
-}
-
-test('a waiting request granted within the queue-order batch costs no message but its grant', async () => {
-  const space = await lockSpace({ QUEUE_ORDER_BATCH: 60_000 });
-  try {
-    const a = space.client('a');
-    const b = space.client('b');
-    const holder = heldBy(a.locks, 'x');
-    await holder.granted;
-    const waiter = heldBy(b.locks, 'x');
-    await until(() => space.hub.orderTimer !== null, 'the hub queued b');
-    holder.release();
-    await waiter.granted;
-    waiter.release();
-    await Promise.all([holder.done, waiter.done]);
-    assert.deepEqual(b.heard, ['welcome', 'granted'], 'b heard only the grant');
-  } finally {
-    space.end();
-  }
+test('a waiting request granted within the queue-order batch costs no message but its grant', async (t) => {
+  const space = await lockSpace(t, { QUEUE_ORDER_BATCH: 60_000 });
+  const a = space.client('a');
+  const b = space.client('b');
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  const waiter = requestHandle(b.locks, 'x');
+  await until(() => space.hub.orderTimer !== null, 'the hub queued b');
+  holder.release();
+  await waiter.granted;
+  waiter.release();
+  for (const outcome of await Promise.all([holder.settled, waiter.settled])) assert.equal(outcome.ok, true);
+  assert.deepEqual(b.heard, ['welcome', 'granted'], 'b heard only the grant');
 });
 
-test('a request still waiting when the queue-order batch is sent learns its place in the queue', async () => {
-  const space = await lockSpace({ QUEUE_ORDER_BATCH: 20 });
-  try {
-    const a = space.client('a');
-    const b = space.client('b');
-    const second = heldBy(a.locks, 'y');
-    await second.granted;
-    const slow = heldBy(b.locks, 'y');
-    await until(() => b.heard.includes('queued'), 'b heard where it stands');
-    assert.equal(b.heard.at(-1), 'queued');
-    second.release();
-    await slow.granted;
-    slow.release();
-    await Promise.all([second.done, slow.done]);
-  } finally {
-    space.end();
-  }
+test('a request still waiting when the queue-order batch is sent learns its place in the queue', async (t) => {
+  const space = await lockSpace(t, { QUEUE_ORDER_BATCH: 20 });
+  const a = space.client('a');
+  const b = space.client('b');
+  const second = requestHandle(a.locks, 'y');
+  await second.granted;
+  const slow = requestHandle(b.locks, 'y');
+  await until(() => b.heard.includes('queued'), 'b heard where it stands');
+  assert.equal(b.heard.at(-1), 'queued');
+  second.release();
+  await slow.granted;
+  slow.release();
+  for (const outcome of await Promise.all([second.settled, slow.settled])) assert.equal(outcome.ok, true);
 });
 
-test('after a hub loss, waiters of several contexts are re-queued in their order at the old hub, whoever reconnects first', async () => {
-  const space = await lockSpace();
-  try {
-    const [a, b, c] = ['a', 'b', 'c'].map((id) => space.client(id));
-    const holder = heldBy(a.locks, 'x');
-    await holder.granted;
-    const order = [];
-    const first = b.locks.request('x', () => { order.push('b'); });
-    await until(() => space.hub.orderTimer !== null, 'b is queued');
-    const second = c.locks.request('x', () => { order.push('c'); });
-    const seqOf = (client) => [...client.backend.records.values()].find((r) => r.name === 'x')?.seq;
-    await until(() => seqOf(b) != null && seqOf(c) != null, 'b and c know their place in the queue');
-    assert.ok(seqOf(b) < seqOf(c));
+test('after a hub loss, waiters of several contexts are re-queued in their order at the old hub, whoever reconnects first', async (t) => {
+  const space = await lockSpace(t);
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => space.client(id));
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  const order = [];
+  const first = b.locks.request('x', () => { order.push('b'); });
+  await until(() => space.hub.orderTimer !== null, 'b is queued');
+  const second = c.locks.request('x', () => { order.push('c'); });
+  const seqOf = (client) => [...client.backend.records.values()].find((r) => r.name === 'x')?.seq;
+  await until(() => seqOf(b) != null && seqOf(c) != null, 'b and c know their place in the queue');
+  assert.ok(seqOf(b) < seqOf(c));
 
-    // The hub dies; c notices first, then a (which holds x), then b.
-    await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
-    for (const client of [c, a, b]) {
-      const hubs = client.backend.stats.reconnects;
-      client.backend.hubLost();
-      await until(() => client.backend.hubId === 'second', `${client.backend.clientId} is on the new hub`);
-      assert.equal(client.backend.stats.reconnects, hubs + 1);
-    }
-    assert.ok(space.hub.reclaimUntil > 0, 'the reclaim window is open');
-    // Everyone is back: close the window now, as its timer would.
-    clearTimeout(space.hub.reclaimTimer);
-    space.hub.closeReclaimWindow();
-    const state = await a.locks.query();
-    assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']]);
-    assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', 'b'], ['x', 'c']]);
-    holder.release();
-    await Promise.all([holder.done, first, second]);
-    assert.deepEqual(order, ['b', 'c']);
-  } finally {
-    space.end();
+  // The hub dies; c notices first, then a (which holds x), then b.
+  await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+  for (const client of [c, a, b]) {
+    const hubs = client.backend.stats.reconnects;
+    client.backend.hubLost();
+    await until(() => client.backend.hubId === 'second', `${client.backend.clientId} is on the new hub`);
+    assert.equal(client.backend.stats.reconnects, hubs + 1);
   }
+  assert.ok(space.hub.reclaimUntil > 0, 'the reclaim window is open');
+  // Everyone is back: close the window now, as its timer would.
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await a.locks.query();
+  assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']]);
+  assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', 'b'], ['x', 'c']]);
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+  await Promise.all([first, second]);
+  assert.deepEqual(order, ['b', 'c']);
 });
 
-test('a context whose clientId was taken by another connection while it was declared dead registers again under a new one', async () => {
-  const space = await lockSpace();
-  try {
-    const a = space.client('a');
-    const b = space.client('b');
-    const holder = heldBy(b.locks, 'x');
-    await holder.granted;
-    let grantedTo = null;
-    const waiting = a.locks.request('x', () => { grantedTo = a.backend.clientId; });
-    const connectionOf = (clientId) => [...space.hub.connections].find((conn) => conn.clientId === clientId);
-    await until(() => connectionOf('a')?.tokens.size === 1, 'a waits at the hub');
+test('a context whose clientId was taken by another connection while it was declared dead registers again under a new one', async (t) => {
+  const space = await lockSpace(t);
+  const a = space.client('a');
+  const b = space.client('b');
+  const holder = requestHandle(b.locks, 'x');
+  await holder.granted;
+  let grantedTo = null;
+  const waiting = a.locks.request('x', () => { grantedTo = a.backend.clientId; });
+  const connectionOf = (clientId) => [...space.hub.connections].find((conn) => conn.clientId === clientId);
+  await until(() => connectionOf('a')?.tokens.size === 1, 'a waits at the hub');
 
-    // The hub declares a dead (as its heartbeat would) and, before a's new hello arrives, another
-    // connection of the origin says hello with a's clientId (clientIds are public: query() lists them).
-    space.hub.close(connectionOf('a'), { tell: true });
-    const { port1, port2 } = new MessageChannel();
-    space.ports.push(port1, port2);
-    const squatter = space.hub.connect(port2);
-    space.hub.receive(squatter, { data: { t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', lostHub: null, reclaim: [] } });
+  // The hub declares a dead (as its heartbeat would) and, before a's new hello arrives, another
+  // connection of the origin says hello with a's clientId (clientIds are public: query() lists them).
+  space.hub.close(connectionOf('a'), { tell: true });
+  const { port1, port2 } = new MessageChannel();
+  space.ports.push(port1, port2);
+  const squatter = space.hub.connect(port2);
+  space.hub.receive(squatter, { data: { t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', lostHub: null, reclaim: [] } });
 
-    await until(() => a.heard.filter((t) => t === 'welcome').length === 2, 'a was welcomed again');
-    assert.ok(a.heard.includes('rejected'), 'a\'s first hello after being declared dead was refused');
-    assert.notEqual(a.backend.clientId, 'a');
-    assert.equal(a.backend.failure, null);
-    const state = await b.locks.query();
-    assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', a.backend.clientId]]);
-    holder.release();
-    await Promise.all([holder.done, waiting]);
-    assert.equal(grantedTo, a.backend.clientId);
-  } finally {
-    space.end();
-  }
+  await until(() => a.heard.filter((type) => type === 'welcome').length === 2, 'a was welcomed again');
+  assert.ok(a.heard.includes('rejected'), 'a\'s first hello after being declared dead was refused');
+  assert.notEqual(a.backend.clientId, 'a');
+  assert.equal(a.backend.failure, null);
+  const state = await b.locks.query();
+  assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', a.backend.clientId]]);
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+  await waiting;
+  assert.equal(grantedTo, a.backend.clientId);
 });
