@@ -140,6 +140,13 @@ export class LockManager {
     this.#backend = backend;
   }
 
+  /** Backends of windows say whether their Document is fully active (backend.isFullyActive). */
+  #checkFullyActive() {
+    if (typeof this.#backend.isFullyActive === 'function' && !this.#backend.isFullyActive()) {
+      throw domException('The document is not fully active.', 'InvalidStateError');
+    }
+  }
+
   /**
    * https://w3c.github.io/web-locks/#dom-lockmanager-request
    * request(name, callback) and request(name, options, callback). WebIDL turns every exception
@@ -165,6 +172,10 @@ export class LockManager {
         grantedCallback = toCallback(arguments[2]);
       }
       // Steps 2-4: the environment and its origin. Every host here serves one origin, never opaque.
+      // The current Editor's Draft adds, right after the environment (step 3 there) and so before
+      // any check of the name: a Window whose Document is not fully active rejects with an
+      // InvalidStateError (a removed iframe's navigator.locks).
+      this.#checkFullyActive();
       // Step 5.
       if (lockName.charCodeAt(0) === 0x2d) {
         throw domException("Names starting with '-' are reserved.", 'NotSupportedError');
@@ -205,6 +216,12 @@ export class LockManager {
   query() {
     if (!(#backend in this)) {
       return Promise.reject(new TypeError("Illegal invocation: 'query' called on an object that is not a LockManager"));
+    }
+    // As request(): a Document that is not fully active rejects (the Editor's Draft's step 2).
+    try {
+      this.#checkFullyActive();
+    } catch (error) {
+      return Promise.reject(error);
     }
     // Steps 3-5: the backend snapshots the lock state; copy it into new LockInfo dictionaries.
     return this.#backend.query().then((state) => ({

@@ -17,7 +17,11 @@ function ownScriptUrl() {
 
 const configuredHub = globalThis.WEBLOCKS_HUB_URL;
 const scriptUrl = ownScriptUrl();
-const base = configuredHub !== undefined ? new URL(String(configuredHub), globalThis.location?.href).href : scriptUrl;
+// A relative WEBLOCKS_HUB_URL resolves as a script src would: against the document's base URL
+// (in about:blank and srcdoc frames, the one inherited from their creator; location.href is
+// about:...), or a worker's own URL.
+const baseOfRelative = globalThis.document?.baseURI ?? globalThis.location?.href;
+const base = configuredHub !== undefined ? new URL(String(configuredHub), baseOfRelative).href : scriptUrl;
 if (base !== null) setAssetBase(base);
 const hubUrl = configuredHub !== undefined ? base : (scriptUrl !== null ? new URL('weblocks-hub.js', scriptUrl).href : undefined);
 install({ hubUrl });

@@ -2,13 +2,15 @@
 //   window, iframe, or any scope with SharedWorker -> the origin's hub (a SharedWorker)
 //   dedicated worker                              -> a port from the context that created it
 //   anything else (service worker, app shared worker, no SharedWorker) -> a hub in this context
+// A hub that cannot be reached because of how the app was deployed (hub script missing, wrong
+// WEBLOCKS_HUB_URL, a creator without the polyfill) fails every request with a NotSupportedError
+// that says what to fix: an engine per context would silently stop excluding other tabs.
 import { createLockManager } from '../api/index.js';
 import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { localHubPort } from './local-hub.js';
-import { patchWorkerConstructor, listenForParentPorts, portFromParent } from './worker-ports.js';
-
-const PARENT_TIMEOUT = 3000;
+import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
+import { diagnoseHubScript } from './diagnose.js';
 
 export function contextKind(scope = globalThis) {
   if (typeof scope.DedicatedWorkerGlobalScope === 'function' && scope instanceof scope.DedicatedWorkerGlobalScope) return 'dedicated-worker';
@@ -20,22 +22,32 @@ export function contextKind(scope = globalThis) {
 
 /**
  * The backend for this context. Options: hubUrl (the hub script), forceLocal (skip the hub: tests,
- * or apps that want per-context locks), scope (the global, for tests).
+ * or apps that want per-context locks), requireHub (where the platform offers no hub, fail every
+ * request instead of using an in-context engine), scope (the global, for tests).
  */
-export function createContextBackend({ hubUrl, forceLocal = false, scope = globalThis } = {}) {
+export function createContextBackend({ hubUrl, forceLocal = false, requireHub = false, scope = globalThis } = {}) {
   const kind = contextKind(scope);
   let backend;
   let connect;
+  // The platform offers no hub here: an in-context engine, said once, or an error when required.
+  const inContext = (reason) => () => {
+    if (requireHub) throw noHubHere(reason);
+    return localHubPort(reason);
+  };
   if (forceLocal) {
     connect = () => localHubPort('asked for an in-context engine');
   } else if (typeof scope.SharedWorker === 'function') {
-    connect = () => sharedWorkerPort(scope, hubUrl, backend);
+    connect = () => sharedWorkerPort(scope, hubUrl, backend, requireHub);
   } else if (kind === 'dedicated-worker') {
-    listenForParentPorts(scope);
-    connect = () => portFromParent(scope, PARENT_TIMEOUT).catch((error) =>
-      localHubPort(`no port to the lock hub (${error.message})`));
+    if (takeCreatorMark(scope)) {
+      listenForParentPorts(scope);
+      connect = () => portFromParent(scope);
+    } else {
+      const error = creatorWithoutPolyfill(scope);
+      connect = () => { throw error; };
+    }
   } else {
-    connect = () => localHubPort(`no SharedWorker in this ${kind} context`);
+    connect = inContext(`no SharedWorker in this ${kind} context`);
   }
   // Contexts of the origin-wide hub hear its announcements (the fallback's hub is not origin-wide).
   const viaHub = !forceLocal && (typeof scope.SharedWorker === 'function' || kind === 'dedicated-worker');
@@ -51,23 +63,44 @@ export function createContextBackend({ hubUrl, forceLocal = false, scope = globa
     };
   }
   if (kind === 'window') {
+    // A removed iframe's (or navigated-away) Document has no browsing context any more.
+    backend.isFullyActive = () => scope.document?.defaultView !== null;
     scope.addEventListener('pagehide', (event) => backend.pageHidden(event.persisted));
     scope.addEventListener('pageshow', (event) => { if (event.persisted) backend.pageShown(); });
   }
   return backend;
 }
 
-function sharedWorkerPort(scope, hubUrl, backend) {
+function sharedWorkerPort(scope, hubUrl, backend, requireHub) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
   const worker = new scope.SharedWorker(hubUrl, { name: HUB_NAME });
-  worker.addEventListener('error', () => {
-    // The script did not start: a wrong URL, or a browser that refuses SharedWorkers here (e.g.
-    // Chromium in cross-site iframes when third-party storage is blocked). Locks keep working,
-    // shared with this context's own workers only; the console says so.
+  worker.addEventListener('error', async () => {
+    // The script did not start. Either the deployment is wrong (missing script, wrong URL, not
+    // JavaScript): every request fails, naming the fix. Or the script is fine and the browser
+    // refuses SharedWorkers here (Chromium in cross-site iframes when third-party storage is
+    // blocked): the platform offers no hub, so an in-context engine, said once (or, with
+    // requireHub, an error).
     if (backend.hubId !== null) return;
-    backend.switchTo(() => localHubPort(`the lock hub ${hubUrl} could not start in this context`));
+    const problem = await diagnoseHubScript(scope, hubUrl);
+    if (backend.hubId !== null) return;
+    if (problem !== null) {
+      backend.fail(new DOMException(problem, 'NotSupportedError'));
+      return;
+    }
+    const reason = `the browser refused to start the lock hub ${hubUrl} in this context (the script itself loads)`;
+    if (requireHub) backend.fail(noHubHere(reason));
+    else backend.switchTo(() => localHubPort(reason));
   });
   return worker.port;
+}
+
+function noHubHere(reason) {
+  return new DOMException(`Web Locks: ${reason}, and requireHub (WEBLOCKS_REQUIRE_HUB) forbids an engine that would not exclude other tabs. Use navigator.locks from a window or dedicated worker that can reach the hub.`, 'NotSupportedError');
+}
+
+function creatorWithoutPolyfill(scope) {
+  const url = scope.location?.href ?? 'this worker';
+  return new DOMException(`Web Locks: the dedicated worker ${url} cannot reach the lock hub: the page or worker that created it does not load the weblocks polyfill, so it cannot hand this worker a port. Load weblocks-polyfill.js in the creating context before it calls new Worker().`, 'NotSupportedError');
 }
 
 /** A LockManager for this context, on its backend. */

@@ -41,6 +41,7 @@ export class HubBackend {
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
+    this.unwelcomedAdopts = [];  // ports for our workers, held until a hub welcomes us (or we fail)
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -276,6 +277,7 @@ export class HubBackend {
     const entries = this.helloEntries ?? [];
     this.helloEntries = null;
     this.hubId = m.hubId;
+    for (const port of this.unwelcomedAdopts.splice(0)) this.adopt(port);
     entries.forEach((entry, i) => {
       const record = this.records.get(entry.token);
       if (record === undefined) return;
@@ -326,6 +328,7 @@ export class HubBackend {
     for (const [, query] of this.queries) query.reject(error);
     this.queries.clear();
     this.outbox = [];
+    for (const port of this.unwelcomedAdopts.splice(0)) refusePort(port, error);
     this.idle();
   }
 
@@ -442,11 +445,27 @@ export class HubBackend {
     if (this.records.size > 0) this.watch();
   }
 
-  /** A dedicated worker this context created needs its own connection: hand the hub one end. */
+  /**
+   * A dedicated worker this context created needs its own connection: hand the hub one end. Only
+   * once a hub welcomed us: a failed context passes its failure on to the worker, so that the
+   * worker's requests reject as promptly as ours instead of waiting on a hub that never answers.
+   */
   adopt(port) {
+    if (this.failure !== null) return refusePort(port, this.failure);
+    if (this.hubId === null) {
+      this.unwelcomedAdopts.push(port);
+      if (this.port === null && !this.asleep) this.open(null);
+      return undefined;
+    }
     this.send({ t: C.adopt }, [port]);
     this.checkSoon();
+    return undefined;
   }
+}
+
+/** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */
+function refusePort(port, error) {
+  port.postMessage({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'creator', message: error.message });
 }
 
 export function randomClientId() {

@@ -6,9 +6,12 @@ import { contextLocks } from './context.js';
 const INSTALLED = Symbol.for('weblocks-wasm.installed');
 
 /**
- * @param options { force, hubUrl, forceLocal, scope }
+ * @param options { force, hubUrl, forceLocal, requireHub, scope }
  *   force: replace a native navigator.locks too (tests); also globalThis.WEBLOCKS_FORCE = true.
  *   hubUrl: the hub script (SharedWorker); also globalThis.WEBLOCKS_HUB_URL.
+ *   requireHub: where the platform offers no hub (service workers, an app's shared workers, no
+ *     SharedWorker), fail every request with a NotSupportedError instead of using an engine in
+ *     this context; also globalThis.WEBLOCKS_REQUIRE_HUB = true.
  * @returns the installed LockManager, or null when a working native one was left in place.
  */
 export function install(options = {}) {
@@ -19,8 +22,11 @@ export function install(options = {}) {
   const force = options.force ?? scope.WEBLOCKS_FORCE === true;
   if (!force && typeof nav.locks?.request === 'function') return null;
   const hubUrl = scope.WEBLOCKS_HUB_URL ?? options.hubUrl;
-  const { locks, backend } = contextLocks({ hubUrl: hubUrl === undefined ? undefined : String(hubUrl), forceLocal: options.forceLocal, scope });
-  Object.defineProperty(nav, 'locks', { get: () => locks, configurable: true, enumerable: true });
+  const requireHub = options.requireHub ?? scope.WEBLOCKS_REQUIRE_HUB === true;
+  const { locks, backend } = contextLocks({
+    hubUrl: hubUrl === undefined ? undefined : String(hubUrl), forceLocal: options.forceLocal, requireHub, scope,
+  });
+  defineLocksAttribute(scope, nav, locks);
   for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
     if (force || typeof scope[name] !== 'function') {
       Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
@@ -30,4 +36,25 @@ export function install(options = {}) {
   // For DevTools and tests: the connection's state (hub id, hub losses, times declared dead).
   Object.defineProperty(scope, Symbol.for('weblocks-wasm.backend'), { value: backend, configurable: true });
   return locks;
+}
+
+/**
+ * `readonly attribute LockManager locks` of NavigatorLocks (Navigator and WorkerNavigator): as
+ * every WebIDL attribute, an accessor on the interface prototype object, enumerable and
+ * configurable, whose getter refuses any `this` but this context's navigator.
+ */
+function defineLocksAttribute(scope, nav, locks) {
+  const iface = ['Navigator', 'WorkerNavigator']
+    .map((name) => scope[name])
+    .find((ctor) => typeof ctor === 'function' && ctor.prototype !== undefined && nav instanceof ctor);
+  const { get } = Object.getOwnPropertyDescriptor({
+    get locks() {
+      if (this !== nav) throw new TypeError("Illegal invocation: 'locks' getter called on an object that is not this context's Navigator");
+      return locks;
+    },
+  }, 'locks');
+  // A navigator that is no interface's instance (a plain object some host made): an own property.
+  const target = iface === undefined ? nav : iface.prototype;
+  if (target !== nav && Object.getOwnPropertyDescriptor(nav, 'locks') !== undefined) delete nav.locks;
+  Object.defineProperty(target, 'locks', { get, set: undefined, configurable: true, enumerable: true });
 }

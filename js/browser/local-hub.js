@@ -1,9 +1,10 @@
-// The fallback where no SharedWorker can be reached (no SharedWorker constructor: service workers,
-// shared workers created by the app, some mobile browsers; or a dedicated worker whose creator did
-// not answer): a hub in this very context, on an engine of its own. It serves this context and the
-// dedicated workers it creates, over the same protocol, so nothing else changes.
+// The fallback where the platform offers no hub (no SharedWorker constructor: service workers,
+// shared workers created by the app, some mobile browsers; or a browser that refuses the hub's
+// SharedWorker in this frame): a hub in this very context, on an engine of its own. It serves this
+// context and the dedicated workers it creates, over the same protocol, so nothing else changes.
 import { Hub } from '../hub/hub.js';
 import { loadHubEngine } from '../hub/load-engine.js';
+import { engineWasmUrl } from '../hub/assets.js';
 
 let hubPromise = null;
 let warned = false;
@@ -14,9 +15,18 @@ export async function localHubPort(reason) {
     warned = true;
     console.warn(`[weblocks] ${reason}: navigator.locks uses an engine in this context, shared only with the workers it creates, not with other tabs.`);
   }
-  if (hubPromise === null) hubPromise = loadHubEngine({ preferShared: false }).then((engine) => new Hub(engine, { hubId: `local-${Math.random().toString(36).slice(2)}` }));
+  if (hubPromise === null) {
+    hubPromise = loadHubEngine({ preferShared: false }).then(
+      (engine) => new Hub(engine, { hubId: `local-${Math.random().toString(36).slice(2)}` }),
+      (error) => { throw engineLoadError(error); });
+  }
   const hub = await hubPromise;
   const channel = new MessageChannel();
   hub.connect(channel.port1);
   return channel.port2;
+}
+
+function engineLoadError(error) {
+  const url = engineWasmUrl({ shared: false }) ?? 'build/wasm/weblocks-engine.wasm';
+  return new DOMException(`Web Locks: the lock engine could not be loaded (${error?.message ?? error}). Serve ${url} (Content-Type application/wasm) next to the polyfill.`, 'NotSupportedError');
 }

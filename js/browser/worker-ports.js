@@ -1,10 +1,22 @@
 // Dedicated workers have no SharedWorker constructor: the context that creates one hands it a port
-// to the hub. Transparently: `Worker` is patched so that each worker's request for a port (a marked
-// message, sent only by the polyfill inside the worker) is answered by its creator and never
-// reaches app code; a worker that does not load the polyfill never asks, and sees nothing.
+// to the hub. No message of ours may reach app code in either direction, so each side must know
+// the other runs the polyfill before it posts anything:
+//   - The only thing a creator can give a worker at construction that the worker reads without
+//     asking is its name (`new Worker(url, { name })`, `self.name`). The patched `Worker` appends
+//     NAME_MARK to it: "my creator answers port requests". The polyfill in the worker strips it
+//     again (self.name reads as the app gave it) and only then asks, with a marked message the
+//     creator's listener (registered in the constructor, before app code's) takes out.
+//   - A worker without the mark was created by a context without the polyfill: it never asks (the
+//     message would land in the creator's app code) and fails loudly instead (context.js).
+//   - The creator never posts first: a worker that does not load the polyfill never asks, and sees
+//     nothing but the mark on its name.
+// docs/browser.md, "Dedicated workers", weighs the alternatives.
 import { markerOf, markerMessage } from '../hub/protocol.js';
 
 const PATCHED = Symbol.for('weblocks-wasm.worker-patched');
+
+/** Appended to the name of every worker a polyfilled context creates. */
+export const NAME_MARK = ' [weblocks-wasm: the creator hands out hub ports]';
 
 /** In a context that creates workers: answer their port requests through `backend` (a HubBackend). */
 export function patchWorkerConstructor(scope, backend) {
@@ -18,14 +30,29 @@ export function patchWorkerConstructor(scope, backend) {
     event.target.postMessage(markerMessage('port'), [channel.port2]);
   }
   const Worker = class Worker extends NativeWorker {
-    constructor(...args) {
-      super(...args);
+    constructor(url, options) {
+      // WebIDL converts `options` (a WorkerOptions dictionary) once, here, as the native one would.
+      const opts = options === undefined || options === null ? {} : Object(options);
+      const name = opts.name === undefined ? '' : String(opts.name);
+      super(url, { type: opts.type, credentials: opts.credentials, name: name + NAME_MARK });
       // Registered before any listener app code can add: it runs first.
       this.addEventListener('message', answer);
     }
   };
   Object.defineProperty(Worker, PATCHED, { value: true });
   Object.defineProperty(scope, 'Worker', { value: Worker, writable: true, configurable: true, enumerable: false });
+}
+
+/**
+ * In a dedicated worker: did the creating context load the polyfill (the mark on self.name)? If
+ * so, removes the mark so that app code reads the name it gave.
+ */
+export function takeCreatorMark(scope) {
+  const name = typeof scope.name === 'string' ? scope.name : '';
+  if (!name.endsWith(NAME_MARK)) return false;
+  const appName = name.slice(0, -NAME_MARK.length);
+  Object.defineProperty(scope, 'name', { get: () => appName, configurable: true, enumerable: true });
+  return true;
 }
 
 let portWaiters = [];
@@ -38,20 +65,19 @@ export function listenForParentPorts(scope) {
   scope.addEventListener('message', (event) => {
     if (markerOf(event.data) !== 'port') return;
     event.stopImmediatePropagation();
-    const waiter = portWaiters.shift();
-    if (waiter !== undefined && event.ports.length === 1) waiter.resolve(event.ports[0]);
+    const resolve = portWaiters.shift();
+    if (resolve !== undefined && event.ports.length === 1) resolve(event.ports[0]);
   });
 }
 
-/** Asks the creating context for a port to the hub. Rejects after `timeout` ms without an answer. */
-export function portFromParent(scope, timeout) {
-  return new Promise((resolve, reject) => {
-    const waiter = { resolve: (port) => { clearTimeout(timer); resolve(port); } };
-    const timer = setTimeout(() => {
-      portWaiters = portWaiters.filter((w) => w !== waiter);
-      reject(new Error('the context that created this worker did not answer (does it load the polyfill?)'));
-    }, timeout);
-    portWaiters.push(waiter);
+/**
+ * Asks the creating context (which carries the polyfill: takeCreatorMark said so) for a port to
+ * the hub. It always answers (with a refusal on the port when its own hub failed), so there is no
+ * timeout: a busy creator answers late, and a creator that is gone took this worker with it.
+ */
+export function portFromParent(scope) {
+  return new Promise((resolve) => {
+    portWaiters.push(resolve);
     scope.postMessage(markerMessage('need-port'));
   });
 }

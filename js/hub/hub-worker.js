@@ -4,17 +4,23 @@
 // messages until it is started.
 import { Hub } from './hub.js';
 import { loadHubEngine } from './load-engine.js';
-import { PROTOCOL_VERSION, H, HUB_NAME } from './protocol.js';
+import { PROTOCOL_VERSION, C, H, HUB_NAME } from './protocol.js';
+import { engineWasmUrl } from './assets.js';
 
 const waiting = [];
 let hub = null;
 let loadError = null;
 
 function refuse(port) {
+  const wasm = engineWasmUrl({ shared: false }) ?? 'build/wasm/weblocks-engine.wasm';
   port.postMessage({
     t: H.rejected, v: PROTOCOL_VERSION, reason: 'engine',
-    message: `The Web Locks hub could not load its lock engine: ${loadError?.message ?? loadError}`,
+    message: `Web Locks: the lock hub could not load its lock engine (${loadError?.message ?? loadError}). Serve ${wasm} and weblocks-engine-shared.wasm (Content-Type application/wasm) next to the hub script ${self.location.href}.`,
   });
+  // Ports this context hands its dedicated workers: refused alike, so that they fail at once too.
+  port.onmessage = (event) => {
+    if (event.data?.t === C.adopt) for (const adopted of event.ports) refuse(adopted);
+  };
 }
 
 self.addEventListener('connect', (event) => {

@@ -64,6 +64,7 @@ export class Hub {
     this.reclaimUntil = 0;      // > now while the reclaim window is open
     this.reclaimStarted = false;
     this.deferred = [];         // new requests held back during the window: [conn, token]
+    this.deferredQueries = [];  // queries made during the window, answered after those requests: [conn, call]
     this.reclaimPending = [];   // re-registered waiting requests: [conn, token, seq, arrival]
     this.arrivals = 0;
     this.startedAt = this.now();
@@ -234,6 +235,7 @@ export class Hub {
     for (const [conn, token] of pending) this.submit(conn, token);
     for (const [conn, token] of deferred) this.submit(conn, token);
     this.deliverEvents();
+    for (const [conn, call] of this.deferredQueries.splice(0)) this.query(conn, call);
     if (this.reclaimStarted) this.log('info', `reclaim window closed: ${pending.length} waiting requests re-queued, ${deferred.length} new ones admitted`);
   }
 
@@ -345,6 +347,13 @@ export class Hub {
   }
 
   query(conn, call) {
+    // Spec 3.2.2 step 4: the snapshot is taken on the lock task queue, after the steps of every
+    // request made before it. Requests held back by an open window are not in the engine yet:
+    // the query waits with them and is answered once they are.
+    if (this.now() < this.reclaimUntil) {
+      this.deferredQueries.push([conn, call]);
+      return;
+    }
     const state = this.engine.snapshot();
     conn.send({ t: H.snapshot, call, held: state.held, pending: state.pending });
   }

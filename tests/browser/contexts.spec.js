@@ -67,7 +67,7 @@ test('a cross-site iframe where Chromium refuses the hub SharedWorker falls back
   await call(f1, 'release', held);
   await call(f1, 'granted', waiting);
   await call(f1, 'release', waiting);
-  expect(warnings.some((w) => /could not start in this context/.test(w))).toBe(true);
+  expect(warnings.some((w) => /refused to start the lock hub .* in this context/.test(w))).toBe(true);
 });
 
 test('a dedicated worker and a worker it created (nested) contend with a tab, in FIFO order', async ({ openTab }) => {

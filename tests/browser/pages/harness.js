@@ -91,7 +91,7 @@
       kind: typeof WorkerGlobalScope !== 'undefined' ? 'worker' : 'window',
       isolated: !!scope.crossOriginIsolated,
       hasLocks: !!(navigator.locks && typeof navigator.locks.request === 'function'),
-      polyfill: navigator.locks && Object.getOwnPropertyDescriptor(navigator, 'locks') !== undefined,
+      polyfill: navigator.locks !== undefined && navigator.locks === scope[Symbol.for('weblocks-wasm.installed')],
     }),
     ready: () => true,
     /** A worker ending itself cleanly (while its callbacks are still pending). */
