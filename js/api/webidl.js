@@ -81,8 +81,12 @@ export function toCallback(value) {
 }
 
 /** A DOMException with the given name, e.g. 'NotSupportedError', 'AbortError'. */
+// Taken at load: a detached iframe's global no longer yields its interface objects, and its
+// LockManager must still reject with an InvalidStateError.
+const DOMExceptionOfThisRealm = globalThis.DOMException;
+
 export function domException(message, name) {
-  return new DOMException(message, name);
+  return new DOMExceptionOfThisRealm(message, name);
 }
 
 /** The reason an aborted signal carries, or an AbortError where the runtime sets none. */

@@ -81,7 +81,7 @@ function sharedWorkerPort(scope, hubUrl, backend, requireHub) {
     // blocked): the platform offers no hub, so an in-context engine, said once (or, with
     // requireHub, an error).
     if (backend.hubId !== null) return;
-    const problem = await diagnoseHubScript(scope, hubUrl);
+    const problem = await diagnoseHubScript(scope, new URL(hubUrl, scope.document?.baseURI ?? scope.location?.href).href);
     if (backend.hubId !== null) return;
     if (problem !== null) {
       backend.fail(new DOMException(problem, 'NotSupportedError'));

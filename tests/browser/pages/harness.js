@@ -60,6 +60,22 @@
     fail: (id, message) => { handle(id).fail(new Error(message || 'callback failed')); },
     abort: (id) => { handle(id).controller.abort(); },
     query: () => navigator.locks.query(),
+    /** An ifAvailable request and a query, each with its outcome and how long it took (ms). */
+    async tryLocks(name) {
+      const time = async (run) => {
+        const start = performance.now();
+        try {
+          const value = await run();
+          return { ok: true, value, ms: performance.now() - start };
+        } catch (error) {
+          return { ok: false, name: error && error.name, message: error && error.message, ms: performance.now() - start };
+        }
+      };
+      return {
+        request: await time(() => navigator.locks.request(name, { ifAvailable: true }, (lock) => (lock ? 'granted' : 'not available'))),
+        query: await time(() => navigator.locks.query()),
+      };
+    },
     clock,
     /** Held-lock intervals of this context: [name, mode, grantedAt, endedAt|null]. */
     intervals: () => [...handles.values()].filter((h) => h.events.length && h.events[0][0] === 'granted' && h.state !== 'not-available')

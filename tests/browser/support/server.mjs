@@ -22,6 +22,9 @@ function handler(isolated) {
     // ?coi on the plain origin: an isolated page of the same origin (same hub), which Chromium
     // puts in a process of its own (crashing it cannot take the hub down with it).
     if (isolated || /[?&]coi\b/.test(req.url)) for (const [name, value] of Object.entries(ISOLATION)) res.setHeader(name, value);
+    // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
+    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub)\.js)(\?.*)?$/);
+    if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
     files(req, res, () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found');

@@ -1,0 +1,225 @@
+// Deployment mistakes fail loudly (never an engine per tab that silently stops excluding other
+// tabs), and the spec's edges: the WebIDL attribute, query() during a hub's startup hold, frames
+// without a URL of their own, documents that are no longer fully active.
+import { test, expect, call, until, named } from './support/fixtures.js';
+
+const HUB_FIX = /Serve build\/dist\/weblocks-hub\.js and its \.wasm files from the folder of weblocks-polyfill\.js, or set WEBLOCKS_HUB_URL/;
+
+/** request + query in a context, each with how long it took to settle (ms). */
+function tryLocks(page, path, name) {
+  return call(page, path, 'tryLocks', name);
+}
+
+async function holdIn(page, name) {
+  const id = await call(page, 'request', name);
+  await call(page, 'granted', id);
+  return id;
+}
+
+/** Console lines of a page and its workers. */
+function consoleOf(page) {
+  const lines = [];
+  page.on('console', (m) => lines.push(`${m.type()}: ${m.text()}`));
+  return lines;
+}
+
+test('hub script missing (404): requests and queries reject at once with a NotSupportedError naming the URL and the fix, in the page and its worker; another tab\'s lock is never granted', async ({ openTab, servers }) => {
+  const a = await openTab();
+  const held = await holdIn(a, 'x');
+  const b = await openTab('deploy.html?hub=/missing/weblocks-hub.js');
+  const lines = consoleOf(b);
+  const inPage = await tryLocks(b, [], 'x');
+  const hubUrl = `${servers.plain}missing/weblocks-hub.js`;
+  for (const outcome of [inPage.request, inPage.query]) {
+    expect(outcome).toMatchObject({ name: 'NotSupportedError' });
+    expect(outcome.message).toContain(`the lock hub script ${hubUrl} could not be loaded (it answered 404 Not Found)`);
+    expect(outcome.message).toMatch(HUB_FIX);
+    expect(outcome.ms).toBeLessThan(2000);
+  }
+  const w = await call(b, 'spawn', '/tests/browser/pages/worker.js');
+  const inWorker = await tryLocks(b, [w], 'x');
+  expect(inWorker.request).toMatchObject({ name: 'NotSupportedError', message: inPage.request.message });
+  expect(inWorker.query).toMatchObject({ name: 'NotSupportedError', message: inPage.request.message });
+  expect(inWorker.request.ms).toBeLessThan(2000);
+  expect(await call(b, 'appMessages')).toEqual([]);
+  expect(lines.filter((l) => /stopped answering|reconnecting/.test(l))).toEqual([]);
+  expect(named((await call(a, 'query')).held, 'x')).toHaveLength(1);
+  await call(a, 'release', held);
+});
+
+test('WEBLOCKS_HUB_URL naming a page that is not JavaScript: a NotSupportedError that says so', async ({ openTab, servers }) => {
+  const b = await openTab('deploy.html?hub=/tests/browser/pages/plain.html');
+  const { request } = await tryLocks(b, [], 'x');
+  expect(request).toMatchObject({ name: 'NotSupportedError' });
+  expect(request.message).toContain(`the lock hub script ${servers.plain}tests/browser/pages/plain.html could not be loaded (it is served as "text/html`);
+  expect(request.message).toMatch(HUB_FIX);
+});
+
+test('wasm missing (404): the page and its dedicated worker reject at once, naming the wasm URL; no reconnect loop', async ({ openTab, servers }) => {
+  const page = await openTab('deploy.html?polyfill=/no-wasm/weblocks-polyfill.js');
+  const lines = consoleOf(page);
+  const inPage = await tryLocks(page, [], 'y');
+  expect(inPage.request).toMatchObject({ name: 'NotSupportedError' });
+  expect(inPage.request.message).toContain(`the lock hub could not load its lock engine (lock engine: ${servers.plain}no-wasm/weblocks-engine.wasm answered 404)`);
+  expect(inPage.request.message).toContain(`next to the hub script ${servers.plain}no-wasm/weblocks-hub.js`);
+  expect(inPage.query).toMatchObject({ name: 'NotSupportedError', message: inPage.request.message });
+  const w = await call(page, 'spawn', '/tests/browser/pages/worker.js');
+  const inWorker = await Promise.race([
+    tryLocks(page, [w], 'y'),
+    new Promise((resolve) => setTimeout(() => resolve('the worker\'s request never settled'), 10_000)),
+  ]);
+  expect(inWorker).toMatchObject({ request: { name: 'NotSupportedError', message: inPage.request.message } });
+  expect(inWorker.request.ms).toBeLessThan(2000);
+  // The loop seen before logged every ~3 s: watch longer than that once everything failed.
+  await page.waitForTimeout(4000);
+  expect(lines.filter((l) => /stopped answering|reconnecting/.test(l))).toEqual([]);
+});
+
+test('a dedicated worker whose creator does not load the polyfill: no message reaches app code, and its requests reject at once instead of taking a lock another tab holds', async ({ openTab }) => {
+  const a = await openTab();
+  const held = await holdIn(a, 'z');
+  const bare = await openTab('deploy.html?polyfill=none');
+  expect(await bare.evaluate(() => navigator.locks)).toBeUndefined();
+  const w = await call(bare, 'spawn', '/tests/browser/pages/worker.js');
+  const inWorker = await tryLocks(bare, [w], 'z');
+  for (const outcome of [inWorker.request, inWorker.query]) {
+    expect(outcome).toMatchObject({ name: 'NotSupportedError' });
+    expect(outcome.message).toMatch(/^Web Locks: the dedicated worker http:\/\/127\.0\.0\.1:\d+\/tests\/browser\/pages\/worker\.js cannot reach the lock hub: the page or worker that created it does not load the weblocks polyfill/);
+    expect(outcome.message).toContain('Load weblocks-polyfill.js in the creating context before it calls new Worker().');
+    expect(outcome.ms).toBeLessThan(2000);
+  }
+  expect(await call(bare, 'appMessages')).toEqual([]);
+  expect(await call(bare, [w], 'appMessages')).toEqual([]);
+  await call(a, 'release', held);
+});
+
+test('a worker created by a polyfilled page reads the name the app gave it', async ({ openTab }) => {
+  const page = await openTab();
+  const names = await page.evaluate(() => new Promise((resolve) => {
+    const worker = new Worker('/tests/browser/pages/worker-name.js', { name: 'app-name' });
+    worker.onmessage = (e) => resolve(e.data);
+  }));
+  expect(names).toEqual(['app-name', 'app-name']);
+});
+
+test('requireHub: where the platform offers no hub, every request fails with a NotSupportedError instead of an in-context engine', async ({ openTab }) => {
+  const page = await openTab('deploy.html?nosw&require');
+  const { request, query } = await tryLocks(page, [], 'r');
+  for (const outcome of [request, query]) {
+    expect(outcome).toMatchObject({ name: 'NotSupportedError' });
+    expect(outcome.message).toBe('Web Locks: no SharedWorker in this window context, and requireHub (WEBLOCKS_REQUIRE_HUB) forbids an engine that would not exclude other tabs. Use navigator.locks from a window or dedicated worker that can reach the hub.');
+  }
+});
+
+test('locks is an accessor on Navigator.prototype and WorkerNavigator.prototype (window, dedicated worker, shared worker), not an own property of navigator', async ({ openTab }) => {
+  const page = await openTab();
+  await page.addScriptTag({ url: '/tests/browser/pages/idl-probe.js' });
+  const expected = {
+    inPrototype: true, ownOnNavigator: false, getter: 'get locks', setter: 'undefined',
+    enumerable: true, configurable: true, foreignThis: 'TypeError', sameEachTime: true, isLockManager: true,
+  };
+  expect(await page.evaluate(() => self.idlProbe())).toEqual({ iface: 'Navigator', ...expected });
+  const fromDedicated = await page.evaluate(() => new Promise((resolve) => {
+    new Worker('/tests/browser/pages/idl-worker.js').onmessage = (e) => resolve(e.data);
+  }));
+  expect(fromDedicated).toEqual({ iface: 'WorkerNavigator', ...expected });
+  const fromShared = await page.evaluate(() => new Promise((resolve) => {
+    const worker = new SharedWorker('/tests/browser/pages/shared-worker-probe.js');
+    worker.port.onmessage = (e) => resolve(e.data);
+  }));
+  expect(fromShared).toEqual({ iface: 'WorkerNavigator', ...expected });
+});
+
+test('query() on a fresh hub reflects a request made just before it (spec 3.2.2 step 4: after the earlier requests\' steps)', async ({ openTab }) => {
+  // The first request of this browser context starts the hub, which holds new requests back for
+  // its startup window: the query made right after must still see the lock.
+  const page = await openTab();
+  const state = await page.evaluate(() => {
+    let release;
+    navigator.locks.request('fresh', () => new Promise((r) => { release = r; }));
+    return navigator.locks.query().then((s) => { release(); return s; });
+  });
+  expect(named(state.held, 'fresh')).toHaveLength(1);
+  expect(named(state.pending, 'fresh')).toHaveLength(0);
+});
+
+for (const kind of ['about:blank', 'srcdoc']) {
+  test(`the inline-injected polyfill works in an ${kind} frame (relative WEBLOCKS_HUB_URL against the creator's base URL) and shares the tabs' lock space`, async ({ openTab }) => {
+    const [top, other] = await Promise.all([openTab(), openTab()]);
+    await top.evaluate(async (srcdoc) => {
+      const frame = document.createElement('iframe');
+      if (srcdoc) frame.srcdoc = '<!doctype html><p>srcdoc</p>';
+      const loaded = new Promise((r) => { frame.onload = r; });
+      document.body.appendChild(frame);
+      if (srcdoc) await loaded;
+      const win = frame.contentWindow;
+      const doc = frame.contentDocument;
+      const sources = await Promise.all(['/tests/browser/pages/remove-native.js', '/build/dist/weblocks-polyfill.js', '/tests/browser/pages/harness.js']
+        .map(async (u) => (await fetch(u)).text()));
+      win.WEBLOCKS_HUB_URL = '/build/dist/weblocks-hub.js';
+      for (const source of sources) {
+        const script = doc.createElement('script');
+        script.textContent = source;
+        doc.head.appendChild(script);
+      }
+    }, kind === 'srcdoc');
+    const frame = top.frames().find((f) => f !== top.mainFrame());
+    expect(await frame.evaluate(() => typeof navigator.locks?.request)).toBe('function');
+    const held = await call(frame, 'request', 'framed-inline');
+    await call(frame, 'granted', held);
+    const tried = await call(other, 'request', 'framed-inline', { ifAvailable: true });
+    expect(await call(other, 'granted', tried), 'the frame\'s lock excludes the other tab').toBeNull();
+    expect((await call(frame, 'connection')).hubId).toBe((await call(other, 'connection')).hubId);
+    await call(frame, 'release', held);
+  });
+}
+
+test('a removed iframe\'s navigator.locks rejects request() and query() with InvalidStateError, checked before the name; reattached, it has a new LockManager', async ({ openTab, servers }) => {
+  const top = await openTab();
+  const outcome = await top.evaluate(async (url) => {
+    const frame = document.createElement('iframe');
+    frame.src = url;
+    const loaded = () => new Promise((r) => { frame.addEventListener('load', r, { once: true }); });
+    let load = loaded();
+    document.body.appendChild(frame);
+    await load;
+    const oldLocks = frame.contentWindow.navigator.locks;
+    frame.remove();
+    const settle = (p) => p.then(() => 'resolved', (e) => `${e.name}: ${e.message}`);
+    const result = {
+      reservedName: await settle(oldLocks.request('-reserved', () => {})),
+      plain: await settle(oldLocks.request('plain', () => {})),
+      query: await settle(oldLocks.query()),
+    };
+    load = loaded();
+    document.body.appendChild(frame);
+    await load;
+    const newLocks = frame.contentWindow.navigator.locks;
+    result.newManager = newLocks !== oldLocks;
+    result.works = await newLocks.request('reattached', (lock) => lock.name);
+    return result;
+  }, `${servers.plain}tests/browser/pages/plain.html`);
+  expect(outcome).toEqual({
+    reservedName: 'InvalidStateError: The document is not fully active.',
+    plain: 'InvalidStateError: The document is not fully active.',
+    query: 'InvalidStateError: The document is not fully active.',
+    newManager: true,
+    works: 'reattached',
+  });
+});
+
+test('the dedicated worker of a removed iframe releases its locks', async ({ openTab, context, servers }) => {
+  const b = await openTab();
+  const top = await context.newPage();
+  await top.goto(`${servers.plain}tests/browser/pages/embed.html?frame=plain.html`);
+  const frame = top.frames().find((f) => f !== top.mainFrame());
+  await frame.waitForFunction(() => typeof window.harness === 'object');
+  const w = await call(frame, 'spawn', '/tests/browser/pages/worker.js');
+  const held = await call(frame, [w], 'request', 'worker-of-frame');
+  await call(frame, [w], 'granted', held);
+  const waiting = await call(b, 'request', 'worker-of-frame');
+  await until(b, (s) => named(s.pending, 'worker-of-frame').length === 1, 'b waits for the frame\'s worker');
+  await top.evaluate(() => document.querySelector('iframe').remove());
+  await call(b, 'granted', waiting);
+  await call(b, 'release', waiting);
+});
