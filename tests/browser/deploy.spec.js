@@ -26,10 +26,10 @@ function consoleOf(page) {
 test('hub script missing (404): requests and queries reject at once with a NotSupportedError naming the URL and the fix, in the page and its worker; another tab\'s lock is never granted', async ({ openTab, servers }) => {
   const a = await openTab();
   const held = await holdIn(a, 'x');
-  const b = await openTab('deploy.html?hub=/missing/weblocks-hub.js');
+  const b = await openTab('deploy.html?polyfill=/no-hub/weblocks-polyfill.js');
   const lines = consoleOf(b);
   const inPage = await tryLocks(b, [], 'x');
-  const hubUrl = `${servers.plain}missing/weblocks-hub.js`;
+  const hubUrl = `${servers.plain}no-hub/weblocks-hub.js`;
   for (const outcome of [inPage.request, inPage.query]) {
     expect(outcome).toMatchObject({ name: 'NotSupportedError' });
     expect(outcome.message).toContain(`the lock hub script ${hubUrl} could not be loaded (it answered 404 Not Found)`);
@@ -45,6 +45,14 @@ test('hub script missing (404): requests and queries reject at once with a NotSu
   expect(lines.filter((l) => /stopped answering|reconnecting/.test(l))).toEqual([]);
   expect(named((await call(a, 'query')).held, 'x')).toHaveLength(1);
   await call(a, 'release', held);
+});
+
+test('a wrong WEBLOCKS_HUB_URL (404): a NotSupportedError naming the resolved URL and the fix', async ({ openTab, servers }) => {
+  const b = await openTab('deploy.html?hub=/missing/weblocks-hub.js');
+  const { request } = await tryLocks(b, [], 'x');
+  expect(request).toMatchObject({ name: 'NotSupportedError' });
+  expect(request.message).toContain(`the lock hub script ${servers.plain}missing/weblocks-hub.js could not be loaded (it answered 404 Not Found)`);
+  expect(request.message).toMatch(HUB_FIX);
 });
 
 test('WEBLOCKS_HUB_URL naming a page that is not JavaScript: a NotSupportedError that says so', async ({ openTab, servers }) => {

@@ -25,6 +25,9 @@ function handler(isolated) {
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
     const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub)\.js)(\?.*)?$/);
     if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
+    // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
+    const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    if (noHub) req.url = `/build/dist/${noHub[1]}`;
     files(req, res, () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found');
