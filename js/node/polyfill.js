@@ -25,8 +25,23 @@ export function install({ force = globalThis.WEBLOCKS_FORCE === true } = {}) {
       if (desc !== undefined && desc.configurable) delete proto.locks;
     }
   }
-  // defineProperty, not assignment: some environments' locks is a getter without a setter.
-  Object.defineProperty(navigator, 'locks', { value: locks, writable: false, enumerable: true, configurable: true });
+  const Navigator = globalThis.Navigator;
+  if (typeof Navigator === 'function' && navigator instanceof Navigator) {
+    // Node 21+ has a WebIDL-shaped Navigator: the attribute goes where WebIDL puts it, an accessor
+    // on the interface prototype that refuses any other `this`.
+    const { get } = Object.getOwnPropertyDescriptor({
+      get locks() {
+        if (this !== navigator) throw new TypeError("Illegal invocation: 'locks' getter called on an object that is not the navigator");
+        return locks;
+      },
+    }, 'locks');
+    if (Object.getOwnPropertyDescriptor(navigator, 'locks')?.configurable) delete navigator.locks;
+    Object.defineProperty(Navigator.prototype, 'locks', { get, set: undefined, enumerable: true, configurable: true });
+  } else {
+    // A navigator of our own (Node 18, 20) or another library's plain object: an own property.
+    // defineProperty, not assignment: some environments' locks is a getter without a setter.
+    Object.defineProperty(navigator, 'locks', { value: locks, writable: false, enumerable: true, configurable: true });
+  }
   for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
     if (force || typeof globalThis[name] !== 'function') {
       Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });

@@ -88,9 +88,16 @@ describe('the polyfill', () => {
       assert.equal(navigator.locks, builtIn, 'a working built-in is left alone');
       assert.equal(install(), null);
       assert.equal(install({ force: true }), locks);
-      assert.equal(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(navigator), 'locks'), undefined,
-        'the built-in getter is removed');
+      const desc = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(navigator), 'locks');
+      assert.equal(desc.get.call(navigator), locks, 'the built-in getter is replaced by one returning ours');
+      // WebIDL: an accessor on Navigator.prototype (as a browser's), not an own property of navigator.
+      assert.equal(Object.getPrototypeOf(navigator), globalThis.Navigator.prototype);
+      assert.equal(Object.prototype.hasOwnProperty.call(navigator, 'locks'), false);
+      assert.deepEqual([desc.get.name, desc.set, desc.enumerable, desc.configurable], ['get locks', undefined, true, true]);
+      assert.throws(() => desc.get.call({}), TypeError);
     } else {
+      // Node 20: the navigator is the polyfill's own plain object (no Navigator interface): an own property.
+      assert.equal(Object.getOwnPropertyDescriptor(navigator, 'locks').value, locks);
       assert.equal(typeof navigator, 'object', 'navigator exists now');
       assert.equal(install(), locks, 'installing again changes nothing');
     }
