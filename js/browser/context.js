@@ -20,28 +20,35 @@ export function contextKind(scope = globalThis) {
   return 'other';
 }
 
+/** The hub's SharedWorker name (and announcement channel) of a lock space: the default, or a storage bucket's. */
+export function hubNameOf(space) {
+  return space === null ? HUB_NAME : `${HUB_NAME}:bucket:${space}`;
+}
+
 /**
  * The backend for this context. Options: hubUrl (the hub script), forceLocal (skip the hub: tests,
  * or apps that want per-context locks), requireHub (where the platform offers no hub, fail every
- * request instead of using an in-context engine), scope (the global, for tests).
+ * request instead of using an in-context engine), space (null, or a storage bucket's name: a lock
+ * space of its own, served by a hub of its own), scope (the global, for tests).
  */
-export function createContextBackend({ hubUrl, forceLocal = false, requireHub = false, scope = globalThis } = {}) {
+export function createContextBackend({ hubUrl, forceLocal = false, requireHub = false, space = null, scope = globalThis } = {}) {
   const kind = contextKind(scope);
+  const hubName = hubNameOf(space);
   let backend;
   let connect;
   // The platform offers no hub here: an in-context engine, said once, or an error when required.
   const inContext = (reason) => () => {
     if (requireHub) throw noHubHere(reason);
-    return localHubPort(reason);
+    return localHubPort(reason, space);
   };
   if (forceLocal) {
-    connect = () => localHubPort('asked for an in-context engine');
+    connect = () => localHubPort('asked for an in-context engine', space);
   } else if (typeof scope.SharedWorker === 'function') {
-    connect = () => sharedWorkerPort(scope, hubUrl, backend, requireHub);
+    connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {
       listenForParentPorts(scope);
-      connect = () => portFromParent(scope);
+      connect = () => portFromParent(scope, space);
     } else {
       const error = creatorWithoutPolyfill(scope);
       connect = () => { throw error; };
@@ -51,9 +58,8 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   }
   // Contexts of the origin-wide hub hear its announcements (the fallback's hub is not origin-wide).
   const viaHub = !forceLocal && (typeof scope.SharedWorker === 'function' || kind === 'dedicated-worker');
-  const announcements = viaHub && typeof scope.BroadcastChannel === 'function' ? new scope.BroadcastChannel(HUB_NAME) : null;
+  const announcements = viaHub && typeof scope.BroadcastChannel === 'function' ? new scope.BroadcastChannel(hubName) : null;
   backend = new HubBackend(connect, { announcements });
-  patchWorkerConstructor(scope, backend);
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;
@@ -71,9 +77,9 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   return backend;
 }
 
-function sharedWorkerPort(scope, hubUrl, backend, requireHub) {
+function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
-  const worker = new scope.SharedWorker(hubUrl, { name: HUB_NAME });
+  const worker = new scope.SharedWorker(hubUrl, { name: hubName });
   worker.addEventListener('error', async () => {
     // The script did not start. Either the deployment is wrong (missing script, wrong URL, not
     // JavaScript): every request fails, naming the fix. Or the script is fine and the browser
@@ -89,7 +95,7 @@ function sharedWorkerPort(scope, hubUrl, backend, requireHub) {
     }
     const reason = `the browser refused to start the lock hub ${hubUrl} in this context (the script itself loads)`;
     if (requireHub) backend.fail(noHubHere(reason));
-    else backend.switchTo(() => localHubPort(reason));
+    else backend.switchTo(() => localHubPort(reason, space));
   });
   return worker.port;
 }
@@ -110,9 +116,21 @@ export function createContextLocks(options) {
 }
 
 let shared = null;
+const bucketSpaces = new Map(); // bucket name -> { backend, locks }
 
 /** The one LockManager of this context (the polyfill and the ponyfill share it). */
 export function contextLocks(options) {
-  if (shared === null) shared = createContextLocks(options);
+  if (shared === null) {
+    shared = createContextLocks(options);
+    const scope = options?.scope ?? globalThis;
+    // The workers this context creates ask for ports to the default space or to a bucket's.
+    patchWorkerConstructor(scope, (space) => (space === null ? shared : bucketLocks(space, options)).backend);
+  }
   return shared;
+}
+
+/** The LockManager of a storage bucket's lock space in this context (one per bucket name). */
+export function bucketLocks(name, options) {
+  if (!bucketSpaces.has(name)) bucketSpaces.set(name, createContextLocks({ ...options, space: name }));
+  return bucketSpaces.get(name);
 }

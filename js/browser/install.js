@@ -1,7 +1,8 @@
 // Installs navigator.locks (and the LockManager / Lock interfaces) where they are missing, or
 // everywhere when forced. One LockManager per context, whichever build installs it first.
 import { LockManager, Lock } from '../api/index.js';
-import { contextLocks } from './context.js';
+import { contextLocks, bucketLocks } from './context.js';
+import { installBucketLocks } from './buckets.js';
 
 const INSTALLED = Symbol.for('weblocks-wasm.installed');
 
@@ -23,10 +24,12 @@ export function install(options = {}) {
   if (!force && typeof nav.locks?.request === 'function') return null;
   const hubUrl = scope.WEBLOCKS_HUB_URL ?? options.hubUrl;
   const requireHub = options.requireHub ?? scope.WEBLOCKS_REQUIRE_HUB === true;
-  const { locks, backend } = contextLocks({
+  const contextOptions = {
     hubUrl: hubUrl === undefined ? undefined : String(hubUrl), forceLocal: options.forceLocal, requireHub, scope,
-  });
+  };
+  const { locks, backend } = contextLocks(contextOptions);
   defineLocksAttribute(scope, nav, locks);
+  installBucketLocks(scope, (name) => bucketLocks(name, contextOptions).locks);
   for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
     if (force || typeof scope[name] !== 'function') {
       Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });

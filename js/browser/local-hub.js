@@ -6,21 +6,21 @@ import { Hub } from '../hub/hub.js';
 import { loadHubEngine } from '../hub/load-engine.js';
 import { engineWasmUrl } from '../hub/assets.js';
 
-let hubPromise = null;
+const hubPromises = new Map(); // lock space (null: the default; a storage bucket's name) -> Promise<Hub>
 let warned = false;
 
-/** A port to this context's own hub (created on first use). */
-export async function localHubPort(reason) {
+/** A port to this context's own hub of a lock space (created on first use). */
+export async function localHubPort(reason, space = null) {
   if (!warned) {
     warned = true;
     console.warn(`[weblocks] ${reason}: navigator.locks uses an engine in this context, shared only with the workers it creates, not with other tabs.`);
   }
-  if (hubPromise === null) {
-    hubPromise = loadHubEngine({ preferShared: false }).then(
+  if (!hubPromises.has(space)) {
+    hubPromises.set(space, loadHubEngine({ preferShared: false }).then(
       (engine) => new Hub(engine, { hubId: `local-${Math.random().toString(36).slice(2)}` }),
-      (error) => { throw engineLoadError(error); });
+      (error) => { throw engineLoadError(error); }));
   }
-  const hub = await hubPromise;
+  const hub = await hubPromises.get(space);
   const channel = new MessageChannel();
   hub.connect(channel.port1);
   return channel.port2;

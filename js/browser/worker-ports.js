@@ -18,15 +18,25 @@ const PATCHED = Symbol.for('weblocks-wasm.worker-patched');
 /** Appended to the name of every worker a polyfilled context creates. */
 export const NAME_MARK = ' [weblocks-wasm: the creator hands out hub ports]';
 
-/** In a context that creates workers: answer their port requests through `backend` (a HubBackend). */
-export function patchWorkerConstructor(scope, backend) {
+/** Storage bucket names (the Storage Buckets API's rule): a lock space other than the default. */
+export function isBucketName(name) {
+  return typeof name === 'string' && /^[a-z0-9][a-z0-9_-]{0,63}$/.test(name);
+}
+
+/**
+ * In a context that creates workers: answer their port requests through `backendFor(space)` (the
+ * HubBackend of the default lock space, space null, or of a storage bucket's).
+ */
+export function patchWorkerConstructor(scope, backendFor) {
   const NativeWorker = scope.Worker;
   if (typeof NativeWorker !== 'function' || NativeWorker[PATCHED]) return;
   function answer(event) {
     if (markerOf(event.data) !== 'need-port') return;
     event.stopImmediatePropagation();
+    const space = event.data.space ?? null;
+    if (space !== null && !isBucketName(space)) return;
     const channel = new MessageChannel();
-    backend.adopt(channel.port1);
+    backendFor(space).adopt(channel.port1);
     event.target.postMessage(markerMessage('port'), [channel.port2]);
   }
   const Worker = class Worker extends NativeWorker {
@@ -47,9 +57,13 @@ export function patchWorkerConstructor(scope, backend) {
  * In a dedicated worker: did the creating context load the polyfill (the mark on self.name)? If
  * so, removes the mark so that app code reads the name it gave.
  */
+let creatorMarked = null;
+
 export function takeCreatorMark(scope) {
+  if (creatorMarked !== null) return creatorMarked;
   const name = typeof scope.name === 'string' ? scope.name : '';
-  if (!name.endsWith(NAME_MARK)) return false;
+  creatorMarked = name.endsWith(NAME_MARK);
+  if (!creatorMarked) return false;
   const appName = name.slice(0, -NAME_MARK.length);
   Object.defineProperty(scope, 'name', { get: () => appName, configurable: true, enumerable: true });
   return true;
@@ -75,9 +89,10 @@ export function listenForParentPorts(scope) {
  * the hub. It always answers (with a refusal on the port when its own hub failed), so there is no
  * timeout: a busy creator answers late, and a creator that is gone took this worker with it.
  */
-export function portFromParent(scope) {
+export function portFromParent(scope, space = null) {
   return new Promise((resolve) => {
     portWaiters.push(resolve);
-    scope.postMessage(markerMessage('need-port'));
+    // The creator answers in the order asked: the first waiter gets the first port.
+    scope.postMessage(space === null ? markerMessage('need-port') : { ...markerMessage('need-port'), space });
   });
 }

@@ -241,3 +241,47 @@ test('the dedicated worker of a removed iframe releases its locks', async ({ ope
   await call(b, 'granted', waiting);
   await call(b, 'release', waiting);
 });
+
+test('storage buckets (only where the browser has navigator.storageBuckets): StorageBucket.prototype.locks is a lock space per bucket, apart from navigator.locks and other buckets, shared by tabs and workers', async ({ openTab }) => {
+  const a = await openTab();
+  test.skip(!(await a.evaluate(() => 'storageBuckets' in navigator)), 'this browser has no Storage Buckets: nothing to test, not a pass');
+  const b = await openTab();
+  const inA = await a.evaluate(async () => {
+    const inbox = await navigator.storageBuckets.open('inbox');
+    const again = await navigator.storageBuckets.open('inbox');
+    const desc = Object.getOwnPropertyDescriptor(StorageBucket.prototype, 'locks');
+    await new Promise((granted) => {
+      inbox.locks.request('x', (lock) => { granted(); return new Promise((r) => { window.releaseInbox = r; }); });
+    });
+    const other = await navigator.storageBuckets.open('other');
+    return {
+      shape: [typeof desc.get, desc.set, desc.enumerable, desc.configurable, inbox.locks instanceof LockManager, inbox.locks === again.locks, inbox.locks !== navigator.locks],
+      defaultSpace: await navigator.locks.request('x', { ifAvailable: true }, (lock) => lock !== null),
+      otherBucket: await other.locks.request('x', { ifAvailable: true }, (lock) => lock !== null),
+      defaultHeld: (await navigator.locks.query()).held.map((l) => l.name),
+    };
+  });
+  expect(inA).toEqual({
+    shape: ['function', undefined, true, true, true, true, true],
+    defaultSpace: true,
+    otherBucket: true,
+    defaultHeld: [],
+  });
+  const inB = await b.evaluate(async () => {
+    const inbox = await navigator.storageBuckets.open('inbox');
+    return {
+      granted: await inbox.locks.request('x', { ifAvailable: true }, (lock) => lock !== null),
+      held: (await inbox.locks.query()).held.map((l) => l.name),
+    };
+  });
+  expect(inB, 'another tab\'s bucket of the same name is the same lock space').toEqual({ granted: false, held: ['x'] });
+  const inWorker = await b.evaluate(() => new Promise((resolve) => {
+    const worker = new Worker('/tests/browser/pages/bucket-worker.js');
+    worker.onmessage = (event) => resolve(event.data);
+    worker.postMessage({ bucket: 'inbox', name: 'x' });
+  }));
+  expect(inWorker, 'a dedicated worker\'s bucket of the same name is the same lock space').toEqual({ granted: false, held: ['x'] });
+  await a.evaluate(() => window.releaseInbox());
+  const after = await b.evaluate(async () => (await navigator.storageBuckets.open('inbox')).locks.request('x', { ifAvailable: true }, (lock) => lock !== null));
+  expect(after).toBe(true);
+});
