@@ -147,6 +147,32 @@ test('locks is an accessor on Navigator.prototype and WorkerNavigator.prototype 
   expect(fromShared).toEqual({ iface: 'WorkerNavigator', ...expected });
 });
 
+/** Registers pages/sw-probe.js (with `query`) in its own scope and asks it for its report. */
+function serviceWorkerReport(page, query) {
+  return page.evaluate(async (q) => {
+    const registration = await navigator.serviceWorker.register(`/tests/browser/pages/sw-probe.js${q}`, { scope: `/tests/browser/pages/sw-scope${q.replace(/\W/g, '-')}/` });
+    const worker = registration.installing ?? registration.waiting ?? registration.active;
+    const reply = new Promise((resolve) => { navigator.serviceWorker.addEventListener('message', (e) => resolve(e.data), { once: true }); });
+    worker.postMessage('report');
+    return reply;
+  }, query);
+}
+
+test('in a service worker: locks is an accessor on WorkerNavigator.prototype; the in-context engine serves it, and requireHub turns that into a NotSupportedError', async ({ openTab }) => {
+  const page = await openTab();
+  const plain = await serviceWorkerReport(page, '');
+  expect(plain.idl).toEqual({
+    iface: 'WorkerNavigator', inPrototype: true, ownOnNavigator: false, getter: 'get locks', setter: 'undefined',
+    enumerable: true, configurable: true, foreignThis: 'TypeError', sameEachTime: true, isLockManager: true,
+  });
+  expect(plain.request).toEqual({ ok: true, value: true });
+  const required = await serviceWorkerReport(page, '?require');
+  expect(required.request).toEqual({
+    ok: false, name: 'NotSupportedError',
+    message: 'Web Locks: no SharedWorker in this service-worker context, and requireHub (WEBLOCKS_REQUIRE_HUB) forbids an engine that would not exclude other tabs. Use navigator.locks from a window or dedicated worker that can reach the hub.',
+  });
+});
+
 test('query() on a fresh hub reflects a request made just before it (spec 3.2.2 step 4: after the earlier requests\' steps)', async ({ openTab }) => {
   // The first request of this browser context starts the hub, which holds new requests back for
   // its startup window: the query made right after must still see the lock.
