@@ -41,10 +41,12 @@ export function patchWorkerConstructor(scope, backendFor) {
   }
   const Worker = class Worker extends NativeWorker {
     constructor(url, options) {
-      // WebIDL converts `options` (a WorkerOptions dictionary) once, here, as the native one would.
-      const opts = options === undefined || options === null ? {} : Object(options);
-      const name = opts.name === undefined ? '' : String(opts.name);
-      super(url, { type: opts.type, credentials: opts.credentials, name: name + NAME_MARK });
+      // WorkerOptions read once, here (anything but an object or nothing: the native TypeError).
+      const dictionary = options === undefined || options === null || typeof options === 'object' || typeof options === 'function';
+      const opts = options ?? {};
+      super(url, dictionary
+        ? { credentials: opts.credentials, name: (opts.name === undefined ? '' : String(opts.name)) + NAME_MARK, type: opts.type }
+        : options);
       // Registered before any listener app code can add: it runs first.
       this.addEventListener('message', answer);
     }
