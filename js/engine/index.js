@@ -5,6 +5,7 @@ import {
   LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, NO_MEMORY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
   STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,
 } from './layout.js';
+import { engineWasmUrl as servedWasmUrl } from '../hub/assets.js';
 
 export const MODE = Object.freeze({ exclusive: 0, shared: 1 });
 export const WAIT = Object.freeze({ wait: 0, noWait: 1, preempt: 2 });
@@ -26,19 +27,28 @@ function fail(result) {
   throw new EngineError(ERROR_CODES[result] ?? `ERROR_${result}`);
 }
 
+// Node modules through process.getBuiltinModule, never import(): no bundler may try to put
+// `node:` modules in a browser bundle (this file is in every browser build).
+const nodeModule = (name) => globalThis.process?.getBuiltinModule?.(name);
+// A variable, not a literal: bundlers would emit a hashed copy of the wasm for new URL('…', import.meta.url).
+const PACKAGED_WASM_DIR = '../../build/dist/';
+
+/** Where the engine's wasm is: next to the served hub (js/hub/assets.js), else the package's build/dist/. */
 export function engineWasmUrl({ shared }) {
-  return new URL(
-    shared ? '../../build/wasm/weblocks-engine-shared.wasm' : '../../build/wasm/weblocks-engine.wasm',
-    import.meta.url,
-  );
+  const served = servedWasmUrl({ shared });
+  if (served !== undefined) return new URL(served);
+  return new URL(PACKAGED_WASM_DIR + (shared ? 'weblocks-engine-shared.wasm' : 'weblocks-engine.wasm'), import.meta.url);
 }
 
-const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-
 async function loadBytes(url) {
-  if (url.protocol === 'file:' && isNode) {
-    const { readFile } = await import('node:fs/promises');
-    return readFile(url);
+  const fs = url.protocol === 'file:' ? nodeModule('node:fs/promises') : undefined;
+  if (fs !== undefined) {
+    try {
+      return await fs.readFile(url);
+    } catch (error) {
+      if (error?.code !== 'ENOENT') throw error;
+      throw new EngineError('LOAD_FAILED', `lock engine: ${url.pathname} is missing: this copy of weblocks-wasm was not built. Install the packed tarball (npm pack builds it) or run \`bash scripts/build.sh\` in a clone.`);
+    }
   }
   const response = await fetch(url);
   if (!response.ok) throw new EngineError('LOAD_FAILED', `lock engine: ${url} answered ${response.status}`);
@@ -49,7 +59,8 @@ const compiled = new Map();
 
 /** Compiles (once per module kind and URL) the engine module. `url` overrides the default location. */
 export function compileEngine({ shared, url } = {}) {
-  const location = url ? new URL(url, import.meta.url) : engineWasmUrl({ shared: !!shared });
+  // Relative URLs: against the page (in a classic bundle import.meta.url is empty).
+  const location = url ? new URL(url, globalThis.location?.href ?? import.meta.url) : engineWasmUrl({ shared: !!shared });
   const key = location.href;
   if (!compiled.has(key)) {
     const promise = loadBytes(location).then((bytes) => WebAssembly.compile(bytes));
@@ -91,13 +102,7 @@ export async function attachEngine({ module, memory, ownerTag }) {
 }
 
 async function defaultOwnerTag() {
-  if (!isNode) return 0;
-  try {
-    const { threadId } = await import('node:worker_threads');
-    return threadId >>> 0;
-  } catch {
-    return 0;
-  }
+  return (nodeModule('node:worker_threads')?.threadId ?? 0) >>> 0;
 }
 
 /** An engine on ordinary memory, serving one context alone. */

@@ -1,6 +1,6 @@
-// Where the engine's wasm files are. Modules use the engine's default (build/wasm/, found from
-// js/engine/index.js with import.meta.url). The classic bundles in build/dist/ carry copies of the
-// wasm files next to themselves and set the base to their own script URL.
+// Where the engine's wasm files are served: next to the hub script. The browser entries set the
+// base (the classic bundles: their own URL; the ES modules: the hub's URL). Unset (Node), the
+// engine loads the package's own build/dist/ files.
 let base = null;
 
 export function setAssetBase(url) {

@@ -2,10 +2,10 @@
 // worker_thread that loads this package shares it). Nothing global is touched except
 // worker_threads.Worker, which is wrapped so that threads that die have their locks released.
 import { createLockManager, LockManager, Lock, createLocalBackend } from '../api/index.js';
-import { connectThread } from './thread-host.js';
+import { threadLocks } from './thread-locks.js';
 
 /** This thread's LockManager, shared with every thread of the process. Usable at once. */
-export const locks = createLockManager(connectThread());
+export const locks = threadLocks();
 
 /** A LockManager on an in-context engine that serves its caller alone (no other thread sees it). */
 export function createLocalLockManager() {
