@@ -1,0 +1,16 @@
+// navigator.locks in jest's jsdom environment (which has none of its own).
+import { test, expect } from '@jest/globals';
+
+test('the polyfill serves navigator.locks: a held lock excludes, query() shows it, release grants the next', async () => {
+  expect(typeof document).toBe('object');
+  let release;
+  let granted;
+  const isHeld = new Promise((resolve) => { granted = resolve; });
+  const holding = navigator.locks.request('resource', () => { granted(); return new Promise((resolve) => { release = resolve; }); });
+  await isHeld;
+  expect((await navigator.locks.query()).held.map((info) => info.name)).toContain('resource');
+  expect(await navigator.locks.request('resource', { ifAvailable: true }, (lock) => lock)).toBe(null);
+  release();
+  await holding;
+  expect(await navigator.locks.request('resource', (lock) => lock.name)).toBe('resource');
+});
