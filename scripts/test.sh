@@ -23,6 +23,9 @@ step "node tests under $($NODE24 --version) (its native navigator.locks removed 
 step "type declarations (tsc)"
 npx tsc -p tsconfig.json
 
+step "the package as users get it: npm pack, installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
+node tests/package/run.mjs
+
 step "browser tests (Playwright, Debian's Chromium)"
 npx playwright test -c tests/browser/playwright.config.js
 echo; echo "all test steps passed"

@@ -5,8 +5,8 @@
 module.exports = function requireEsm(load, specifier) {
   if (process.features && process.features.require_module === true) return load();
   const error = new Error(`${specifier} is an ES module package: require() of it needs Node ^20.19.0 or >=22.12.0 ` +
-    `(this is Node ${process.versions.node}${process.features && process.features.require_module === false ? ', started with --no-experimental-require-module' : ''}). ` +
-    `Use \`await import('${specifier}')\`, or upgrade Node.`);
+    `and a require() that loads ES modules (here: Node ${process.versions.node}, whose require() cannot; ` +
+    `a test runner's own require() cannot either). Use \`import\` or \`await import('${specifier}')\`, or upgrade Node.`);
   error.code = 'ERR_REQUIRE_ESM';
   throw error;
 };

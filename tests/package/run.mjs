@@ -6,7 +6,7 @@
 // bundles run in Chromium from an insecure origin, vitest (jsdom, happy-dom) and jest (jsdom).
 // The commands and configs are the README's. Usage: node tests/package/run.mjs [app names...]
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -156,7 +156,11 @@ async function checkInChromium(port) {
   check(problems.length === 0, problems.join('\n'));
 }
 
+const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']node:/;
+
 async function checkBuiltApp(dir) {
+  const bundles = readdirSync(path.join(dir, 'dist'), { recursive: true }).filter((file) => file.endsWith('.js') && !file.startsWith('weblocks'));
+  for (const file of bundles) check(!NODE_IMPORT.test(readFileSync(path.join(dir, 'dist', file), 'utf8')), `dist/${file} imports a node: module`);
   const { server, port, requests } = await serveStatic(path.join(dir, 'dist'));
   try {
     await checkInChromium(port);
@@ -220,7 +224,7 @@ const APPS = {
       check(JSON.stringify(lastJson(stdout)) === expected, `${node}: ${stdout}`);
     }
     const refused = await run(process.execPath, ['--no-experimental-require-module', 'app.cjs'], { cwd: dir, allowFail: true });
-    check(refused.code !== 0 && /require\(\) of it needs Node \^20\.19\.0 or >=22\.12\.0/.test(refused.stderr), `without require(esm), a clear error expected:\n${refused.stderr}`);
+    check(refused.code !== 0 && /require\(\) of it needs Node \^20\.19\.0 or >=22\.12\.0 and a require\(\) that loads ES modules/.test(refused.stderr), `without require(esm), a clear error expected:\n${refused.stderr}`);
     return `require() on Node ${process.version} and 24; without require(esm) the error names the Node versions and import()`;
   },
   types: async (work, tarball) => {

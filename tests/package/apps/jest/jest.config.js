@@ -2,6 +2,6 @@ export default {
   testEnvironment: 'jsdom',
   // jsdom's environment resolves packages for browsers; the test process runs the Node build.
   testEnvironmentOptions: { customExportConditions: ['node'] },
-  setupFiles: ['weblocks-wasm/polyfill'],
+  setupFiles: ['./jest.setup.js'],
   transform: {},
 };
