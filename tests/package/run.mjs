@@ -205,7 +205,22 @@ async function checkViteDev(dir) {
 
 // ---- the apps ----
 
+const JEST_TEST_SCRIPT = 'NODE_OPTIONS=--experimental-vm-modules jest';
+
 const APPS = {
+  // The README shows exactly what the apps below use: every script and config file, verbatim.
+  readme: async () => {
+    const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+    const shown = [
+      ...Object.values(BUNDLER_SCRIPTS).flatMap((scripts) => Object.values(scripts)),
+      ...['web/src/main.js', 'vite/vite.config.js', 'webpack/webpack.config.js', 'rollup/rollup.config.mjs',
+        'vitest/vitest.config.js', 'jest/jest.config.js', 'jest/jest.setup.js'].map((file) => readFileSync(path.join(templates, file), 'utf8').trimEnd()),
+      JEST_TEST_SCRIPT,
+    ];
+    const missing = shown.filter((text) => !readme.includes(text));
+    check(missing.length === 0, `the README does not show:\n${missing.join('\n---\n')}`);
+    return `the README shows all ${shown.length} scripts and config files verbatim`;
+  },
   'node-esm': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'node-esm', {});
     const expected = { same: true, workerSaw: 'held elsewhere', afterRelease: 'app' };
@@ -270,7 +285,7 @@ const APPS = {
     return `vitest run passed and exited by itself (${times.join(', ')})`;
   },
   jest: async (work, tarball) => {
-    const dir = await makeApp(work, tarball, 'jest', { tools: TOOLS.jest, scripts: { test: 'NODE_OPTIONS=--experimental-vm-modules jest' } });
+    const dir = await makeApp(work, tarball, 'jest', { tools: TOOLS.jest, scripts: { test: JEST_TEST_SCRIPT } });
     const { ms, stdout, stderr } = await run('npm', ['test'], { cwd: dir, timeout: 120_000 });
     check(!/did not exit|open handle/i.test(stdout + stderr), `jest reports open handles:\n${stderr}`);
     return `jest (jsdom) passed and exited by itself, no open handles (${ms} ms)`;
