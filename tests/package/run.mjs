@@ -23,6 +23,7 @@ const keep = process.env.WEBLOCKS_KEEP_SCRATCH === '1';
 // Exact versions (the newest that run on Node 20.19, the oldest Node the package supports).
 const TOOLS = {
   typescript: ['typescript@5.9.3', '@types/node@20.19.25'],
+  typescriptNode24: ['typescript@5.9.3', '@types/node@24.19.2'],
   vite: ['vite@8.3.8'],
   webpack: ['webpack@5.112.2', 'webpack-cli@7.3.1'],
   esbuild: ['esbuild@0.28.2'],
@@ -244,10 +245,18 @@ const APPS = {
   },
   types: async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'types', { tools: TOOLS.typescript });
-    for (const project of ['browser', 'browser-ponyfill', 'node-esm', 'node-cjs', 'node16-cjs']) {
+    for (const project of ['browser', 'browser-ponyfill', 'node-esm', 'node-esm-dom', 'node-cjs', 'node16-cjs']) {
       await run(path.join(dir, 'node_modules/.bin/tsc'), ['-p', project], { cwd: dir });
     }
-    return 'tsc --strict: browser (lib.dom, both ways), Node ESM and CJS (@types/node 20, nodenext and node16)';
+    return 'tsc --strict: browser (lib.dom, both ways), Node ESM (with and without lib.dom) and CJS (nodenext, node16), @types/node 20';
+  },
+  // @types/node 24 declares navigator.locks itself: the polyfill's declarations must agree with it.
+  'types-node24': async (work, tarball) => {
+    const dir = await makeApp(work, tarball, 'types-node24', { templates: ['types'], tools: TOOLS.typescriptNode24 });
+    for (const project of ['node-esm', 'node-esm-dom', 'node-cjs']) {
+      await run(path.join(dir, 'node_modules/.bin/tsc'), ['-p', project], { cwd: dir });
+    }
+    return 'tsc --strict: Node ESM (with and without lib.dom) and CJS with @types/node 24';
   },
   'vite-build': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'vite-build', { templates: ['web', 'vite'], tools: TOOLS.vite, scripts: BUNDLER_SCRIPTS.vite });

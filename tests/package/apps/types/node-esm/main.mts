@@ -1,4 +1,4 @@
-// Node ESM TypeScript user with @types/node@20 (no navigator): the polyfill declares navigator.locks.
+// Node ESM TypeScript user: with @types/node 20 (no navigator) the polyfill declares navigator.locks; with 24 it agrees.
 import 'weblocks-wasm/polyfill';
 import { locks, type LockManager } from 'weblocks-wasm';
 
