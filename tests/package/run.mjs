@@ -288,7 +288,8 @@ const APPS = {
     const dir = await makeApp(work, tarball, 'vitest', { tools: TOOLS.vitest, scripts: { test: 'vitest run' } });
     const times = [];
     for (const environment of ['jsdom', 'happy-dom']) {
-      const { ms } = await run('npm', ['test', '--', '--environment', environment], { cwd: dir, timeout: 120_000 });
+      const { ms, stdout } = await run('npm', ['test', '--', '--environment', environment], { cwd: dir, timeout: 120_000 });
+      check(/Tests\s+2 passed \(2\)/.test(stdout.replace(/\x1b\[[0-9;]*m/g, '')), `vitest (${environment}) did not run both test files:\n${stdout}`);
       times.push(`${environment} ${ms} ms`);
     }
     return `vitest run passed and exited by itself (${times.join(', ')})`;
@@ -297,6 +298,7 @@ const APPS = {
     const dir = await makeApp(work, tarball, 'jest', { tools: TOOLS.jest, scripts: { test: JEST_TEST_SCRIPT } });
     const { ms, stdout, stderr } = await run('npm', ['test'], { cwd: dir, timeout: 120_000 });
     check(!/did not exit|open handle/i.test(stdout + stderr), `jest reports open handles:\n${stderr}`);
+    check(/Tests:\s+2 passed, 2 total/.test(stderr), `jest did not run both test files:\n${stderr}`);
     return `jest (jsdom) passed and exited by itself, no open handles (${ms} ms)`;
   },
 };
