@@ -4,7 +4,10 @@ import { setAssetBase } from '../hub/assets.js';
 
 export function locateHub(defaultHubUrl) {
   const configured = globalThis.WEBLOCKS_HUB_URL;
-  const hubUrl = configured !== undefined ? new URL(String(configured), globalThis.location?.href).href : defaultHubUrl;
+  // Against the document's base URL, as the classic polyfill does: about:blank and srcdoc frames
+  // inherit their creator's.
+  const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+  const hubUrl = configured !== undefined ? new URL(String(configured), base).href : defaultHubUrl;
   setAssetBase(hubUrl);
   return hubUrl;
 }

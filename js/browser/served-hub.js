@@ -4,4 +4,10 @@
 // (README, "Bundlers"); WEBLOCKS_HUB_URL, set before the bundle runs, moves them.
 export const SERVED_HUB_PATH = '/weblocks/weblocks-hub.js';
 
-export const servedHubUrl = () => new URL(SERVED_HUB_PATH, globalThis.location?.href).href;
+// On this context's origin (not a <base> element's); about:blank and srcdoc frames have no origin
+// in their URL: their base URL is their creator's.
+export function servedHubUrl() {
+  const location = globalThis.location;
+  const base = location?.protocol === 'about:' ? globalThis.document?.baseURI : location?.href;
+  return new URL(SERVED_HUB_PATH, base).href;
+}
