@@ -4,7 +4,7 @@
 // context and the dedicated workers it creates, over the same protocol, so nothing else changes.
 import { Hub } from '../hub/hub.js';
 import { loadHubEngine } from '../hub/load-engine.js';
-import { engineWasmUrl } from '../hub/assets.js';
+import { engineWasmUrl } from '../engine/index.js';
 
 const hubPromises = new Map(); // lock space (null: the default; a storage bucket's name) -> Promise<Hub>
 let warned = false;
@@ -27,6 +27,6 @@ export async function localHubPort(reason, space = null) {
 }
 
 function engineLoadError(error) {
-  const url = engineWasmUrl({ shared: false }) ?? 'build/wasm/weblocks-engine.wasm';
+  const url = engineWasmUrl({ shared: false }).href;
   return new DOMException(`Web Locks: the lock engine could not be loaded (${error?.message ?? error}). Serve ${url} (Content-Type application/wasm) next to the polyfill.`, 'NotSupportedError');
 }

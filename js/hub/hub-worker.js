@@ -5,14 +5,14 @@
 import { Hub } from './hub.js';
 import { loadHubEngine } from './load-engine.js';
 import { PROTOCOL_VERSION, C, H, HUB_NAME } from './protocol.js';
-import { engineWasmUrl } from './assets.js';
+import { engineWasmUrl } from '../engine/index.js';
 
 const waiting = [];
 let hub = null;
 let loadError = null;
 
 function refuse(port) {
-  const wasm = engineWasmUrl({ shared: false }) ?? 'build/wasm/weblocks-engine.wasm';
+  const wasm = engineWasmUrl({ shared: false }).href;
   port.postMessage({
     t: H.rejected, v: PROTOCOL_VERSION, reason: 'engine',
     message: `Web Locks: the lock hub could not load its lock engine (${loadError?.message ?? loadError}). Serve ${wasm} and weblocks-engine-shared.wasm (Content-Type application/wasm) next to the hub script ${self.location.href}.`,
