@@ -288,8 +288,10 @@ const APPS = {
     const dir = await makeApp(work, tarball, 'vitest', { tools: TOOLS.vitest, scripts: { test: 'vitest run' } });
     const times = [];
     for (const environment of ['jsdom', 'happy-dom']) {
-      const { ms, stdout } = await run('npm', ['test', '--', '--environment', environment], { cwd: dir, timeout: 120_000 });
+      const { ms, stdout, stderr } = await run('npm', ['test', '--', '--environment', environment], { cwd: dir, timeout: 120_000 });
       check(/Tests\s+2 passed \(2\)/.test(stdout.replace(/\x1b\[[0-9;]*m/g, '')), `vitest (${environment}) did not run both test files:\n${stdout}`);
+      // vitest ends a process that does not exit by itself, after saying so: that counts as a failure.
+      check(!/close timed out|prevents Vite server from exiting|hanging-process/i.test(stdout + stderr), `vitest (${environment}) did not exit cleanly:\n${stdout}\n${stderr}`);
       times.push(`${environment} ${ms} ms`);
     }
     return `vitest run passed and exited by itself (${times.join(', ')})`;
