@@ -1,4 +1,5 @@
-// Before the specs: the browser bundles must be current (build/dist is built from js/ in ~100 ms).
+// Before the specs: the browser bundles must be current (build/dist is built from js/ in ~100 ms),
+// and the published libraries the libs-*.spec.js pages import are bundled into build/libs/.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,4 +7,5 @@ import { fileURLToPath } from 'node:url';
 export default function globalSetup() {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
   execFileSync(process.execPath, [path.join(root, 'scripts/build-js.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-test-libs.mjs')], { stdio: 'inherit' });
 }
