@@ -36,14 +36,14 @@ test('the Hub workers of 3 tabs elect one leader with navigator.locks in the wor
   const elected = nextLeader(tabs);
   for (const tab of tabs) await lib(tab, 'start', app);
   const first = await elected;
+  const started = await Promise.all(tabs.map((tab) => lib(tab, 'workerStarted')));
+  expect(new Set(started.map((m) => m.workerId)).size, 'each tab runs its own Hub worker').toBe(3);
 
   // Every call, from every tab, is served by that one worker, one after another.
   const answers = await incrementEverywhere(tabs, key);
   expect(answers.map((a) => a.value).sort((x, y) => x - y), 'each increment counted once').toEqual(Array.from({ length: 3 * CALLS_PER_TAB }, (_, i) => i + 1));
   expect(new Set(answers.map((a) => a.workerId)), 'one leader answered everything').toEqual(new Set([first.workerId]));
   expect(await lib(tabs[0], 'counter', key)).toBe(3 * CALLS_PER_TAB);
-  const started = (await Promise.all(tabs.map((tab) => lib(tab, 'workerEvents')))).flat().filter((m) => m.type === 'started');
-  expect(new Set(started.map((m) => m.workerId)).size, 'each tab runs its own Hub worker').toBe(3);
   expect((await leaderEvents(tabs)).map((m) => m.workerId), 'only one Hub was ever leader').toEqual([first.workerId]);
 
   // The leader's tab closes; its worker goes with it. Exactly one other worker takes over.
@@ -71,6 +71,7 @@ test('Spoke.close() in the leader\'s tab terminates its Hub worker: exactly one 
   const elected = nextLeader(tabs);
   for (const tab of tabs) await lib(tab, 'start', app);
   const first = await elected;
+  await Promise.all(tabs.map((tab) => lib(tab, 'workerStarted')));
   const [other] = tabs.filter((t) => t !== first.tab);
   expect((await incrementEverywhere([other], key)).map((a) => a.workerId)).toEqual(Array(CALLS_PER_TAB).fill(first.workerId));
 

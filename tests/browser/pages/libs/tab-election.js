@@ -10,6 +10,8 @@ let client = null;
 const workerEvents = [];
 let onLeader;
 const leadership = new Promise((resolve) => { onLeader = resolve; });
+let onStarted;
+const workerStarted = new Promise((resolve) => { onStarted = resolve; });
 
 window.lib = {
   ready: true,
@@ -23,11 +25,14 @@ window.lib = {
       if (!m || typeof m.type !== 'string') return;
       workerEvents.push(m);
       if (m.type === 'leader') onLeader(m);
+      if (m.type === 'started') onStarted(m);
     });
     client = spoke.client('counter');
     return true;
   },
   workerEvents: () => workerEvents.slice(),
+  /** Resolves when this tab's worker has loaded and started its Hub: { workerId, at }. */
+  workerStarted: () => workerStarted,
   /** Resolves when this tab's worker becomes the leader: { workerId, at }. */
   leadership: () => leadership,
   /** n calls at once to the leader's counter.increment(key): what each returned. */
