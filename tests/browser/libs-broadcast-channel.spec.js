@@ -5,8 +5,9 @@
 // tabs; when the leader's tab closes, and when it crashes, exactly one new leader; a tab that
 // leaves the election (channel.close(), which aborts its request with a reason of its own) leaves
 // it without an error. Takeover times are measured and reported.
-import { test, expect, call, until, named, report } from './support/fixtures.js';
-import { openLibTab, lib, expectInsecureOrigin, uniqueName } from './support/libs.js';
+import {
+  test, expect, call, until, named, report, openLibTab, lib, expectInsecureOrigin, uniqueName,
+} from './support/libs.js';
 
 test.use({ origin: 'insecure' });
 

@@ -5,8 +5,9 @@
 // counter loses no update), acquireTimeout 0 fails at once with its NavigatorLockAcquireTimeoutError
 // while another tab holds, a crashed holder's lock comes back, and a holder stuck past the
 // acquireTimeout is stolen from (the library's recovery) and learns it.
-import { test, expect, call, until, named, report } from './support/fixtures.js';
-import { openLibTab, lib, expectInsecureOrigin, uniqueName } from './support/libs.js';
+import {
+  test, expect, call, until, named, report, openLibTab, lib, expectInsecureOrigin, uniqueName,
+} from './support/libs.js';
 
 test.use({ origin: 'insecure' });
 

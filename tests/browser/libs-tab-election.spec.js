@@ -6,8 +6,9 @@
 // library's outcome: one worker's service is initialised as leader and answers every call; no
 // increment is lost or doubled (two leaders would both run each call); when the leader's tab
 // closes (its worker ends with it), exactly one other worker takes over and the count goes on.
-import { test, expect, call, report } from './support/fixtures.js';
-import { openLibTab, lib, expectInsecureOrigin, uniqueName } from './support/libs.js';
+import {
+  test, expect, call, report, openLibTab, lib, expectInsecureOrigin, uniqueName,
+} from './support/libs.js';
 
 test.use({ origin: 'insecure' });
 
