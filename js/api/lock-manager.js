@@ -62,11 +62,15 @@ class LockRequest {
     this.grantAnswer(null);
   }
 
-  /** Spec 4.1 step 2.4.1.1.2: reject the lock's released promise with an AbortError. */
-  stolen() {
+  /**
+   * Spec 4.1 step 2.4.1.1.2: reject the lock's released promise with an AbortError. A backend
+   * that lost the lock some other way than a steal (docs/browser.md, "When a live context loses
+   * a lock") names the reason in `message`.
+   */
+  stolen(token, message) {
     if (this.state !== GRANTED) return;
     this.state = STOLEN;
-    this.reject(domException('The lock was stolen by another request.', 'AbortError'));
+    this.reject(domException(typeof message === 'string' ? message : 'The lock was stolen by another request.', 'AbortError'));
   }
 
   /** The host could not take or keep the request. */

@@ -6,8 +6,9 @@
 // WEBLOCKS_HUB_URL, a creator without the polyfill) fails every request with a NotSupportedError
 // that says what to fix: an engine per context would silently stop excluding other tabs.
 import { createLockManager } from '../api/index.js';
-import { HUB_NAME } from '../hub/protocol.js';
+import { HUB_NAME, LIVENESS } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
+import { Sentinel, nativeWorker } from './sentinel.js';
 import { localHubPort } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
@@ -36,6 +37,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   const hubName = hubNameOf(space);
   let backend;
   let connect;
+  let identify = null; // a fresh connection to the origin-wide hub, to learn which hub serves it now
   // The platform offers no hub here: an in-context engine, said once, or an error when required.
   const inContext = (reason) => () => {
     if (requireHub) throw noHubHere(reason);
@@ -45,10 +47,12 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     connect = () => localHubPort('asked for an in-context engine', space);
   } else if (typeof scope.SharedWorker === 'function') {
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
+    identify = () => new scope.SharedWorker(hubUrl, { name: hubName }).port;
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {
       listenForParentPorts(scope);
       connect = () => portFromParent(scope, space);
+      identify = () => portFromParent(scope, space);
     } else {
       const error = creatorWithoutPolyfill(scope);
       connect = () => { throw error; };
@@ -59,7 +63,11 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // Contexts of the origin-wide hub hear its announcements (the fallback's hub is not origin-wide).
   const viaHub = !forceLocal && (typeof scope.SharedWorker === 'function' || kind === 'dedicated-worker');
   const announcements = viaHub && typeof scope.BroadcastChannel === 'function' ? new scope.BroadcastChannel(hubName) : null;
-  backend = new HubBackend(connect, { announcements });
+  // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
+  const Worker = nativeWorker(scope);
+  const sentinel = viaHub && Worker !== null && typeof scope.Blob === 'function'
+    ? new Sentinel(Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent()) : null;
+  backend = new HubBackend(connect, { announcements, identify, sentinel });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

@@ -4,9 +4,23 @@
 // context's side of liveness: it answers pings, says `bye` on pagehide, and notices a lost hub (no
 // message for a while and no answer to a probe), then connects again and re-registers what it holds
 // and waits for, in order (the new hub's reclaim window keeps new grants back meanwhile).
+// Hub identity (docs/browser.md, "Hub loss and reclaim"): every connection's first message names
+// the hub that serves it. A context registered with another hub than the one its port now reaches
+// (WebKit hands surviving ports to a relaunched hub) says hello again at once; a hub that does not
+// know a port answers its probes with `unregistered`. A suspected loss (silence, the sentinel's
+// alarm, a new hub's announcement) is decided by opening a fresh connection and reading which hub
+// greets it: a slow hub greets late with the same id, never a false loss.
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, isHubMessage,
 } from '../hub/protocol.js';
+
+// Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
+// "When a live context loses a lock").
+export const LOST = Object.freeze({
+  declaredDead: 'The lock was released: this context and its sentinel did not answer the lock hub in time (frozen, or its process stopped), so the hub declared it dead.',
+  notReclaimed: 'The lock was released: the lock hub was lost and this context could not take the lock back from its successor in time.',
+  pageHidden: 'The lock was released when the page entered the back/forward cache.',
+});
 
 // The life of one request, as this context sees it.
 const SENT = 0;     // sent, not granted yet (waiting, its place in the queue known once `seq` is set)
@@ -42,6 +56,10 @@ export class HubBackend {
     this.lastLostHub = null;
     this.clientIdRetries = 0;
     this.unwelcomedAdopts = [];  // ports for our workers, held until a hub welcomes us (or we fail)
+    this.identify = options.identify ?? null; // () => MessagePort | Promise<MessagePort>: a fresh connection to the origin's hub
+    this.identity = null;       // the identity check in flight: { port, deadline }
+    this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
+    this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -143,6 +161,7 @@ export class HubBackend {
     this.lastLostHub = null;
     port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub: null, reclaim: [] });
     this.helloEntries = [];
+    this.helloAtCall = this.nextCall;
     for (const [token, r] of this.records) port.postMessage({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
     for (const [token] of this.aborts) port.postMessage({ t: C.abort, token });
     for (const [call] of this.queries) port.postMessage({ t: C.query, call });
@@ -192,6 +211,7 @@ export class HubBackend {
     }
     this.helloEntries = held.concat(waiting);
     this.lastLostHub = lostHub;
+    this.helloAtCall = this.nextCall;
     this.port.postMessage({
       t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub, reclaim: this.helloEntries,
     });
@@ -256,6 +276,8 @@ export class HubBackend {
         return this.idle();
       }
       case H.dead: return this.declaredDead();
+      case H.hub: return this.greeted(m);
+      case H.unregistered: return this.unregisteredHere(m);
       default: return undefined;
     }
   }
@@ -286,8 +308,9 @@ export class HubBackend {
       if (outcome === 'queued') { record.state = SENT; record.seq = null; return; }
       // Not taken back: someone else may have it now. The holder learns as a stolen holder does.
       this.records.delete(entry.token);
-      record.listener.stolen(entry.token);
+      record.listener.stolen(entry.token, LOST.notReclaimed);
     });
+    this.sendSentinel();
     this.idle();
   }
 
@@ -299,18 +322,18 @@ export class HubBackend {
   declaredDead() {
     this.stats.declaredDead++;
     this.log('warn', 'the lock hub declared this context dead (it did not answer in time); its held locks were released');
-    this.loseHeld();
+    this.loseHeld(LOST.declaredDead);
     // The hub forgot our aborts with our requests: they are done.
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
     this.aborts.clear();
     this.hello(null);
   }
 
-  loseHeld() {
+  loseHeld(message) {
     for (const [token, record] of this.records) {
       if (record.state !== HELD) continue;
       this.records.delete(token);
-      record.listener.stolen(token);
+      record.listener.stolen(token, message);
     }
   }
 
@@ -363,14 +386,16 @@ export class HubBackend {
       this.probe.extended = true;
     }
     if (this.probe !== null) {
-      if (now >= this.probe.deadline) this.hubLost();
+      // With an identity check in flight, its answer decides (a slow hub answers late, same id).
+      if (now >= this.probe.deadline && (this.identity === null || now >= this.identity.deadline)) this.hubLost();
       return;
     }
-    // Silence alone is not proof (this context may have been busy): a probe settles it.
+    // Silence alone is not proof (this context may have been busy): a probe and an identity check settle it.
     if (now - this.lastHeard >= this.liveness.HUB_SILENT_AFTER) {
       const call = ++this.nextCall;
       this.probe = { call, deadline: now + this.liveness.PROBE_TIMEOUT };
       this.port.postMessage({ t: C.probe, call });
+      this.checkIdentity();
     }
   }
 
@@ -382,6 +407,7 @@ export class HubBackend {
     if (m === null || typeof m !== 'object' || m.t !== ANNOUNCE.started || typeof m.hubId !== 'string') return;
     if (this.hubId === null || m.hubId === this.hubId || this.records.size === 0 || this.port === null) return;
     this.channel.postMessage({ t: ANNOUNCE.hadHub, hubId: this.hubId });
+    this.checkIdentity();
     if (this.probe === null) {
       const call = ++this.nextCall;
       this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
@@ -403,6 +429,7 @@ export class HubBackend {
   /** Serves this context from another kind of port from now on (a hub that never answered). */
   switchTo(connect) {
     this.connectPort = connect;
+    this.identify = null; // the origin-wide hub is out of reach: nothing to compare with
     this.reconnect(this.hubId);
   }
 
@@ -413,6 +440,7 @@ export class HubBackend {
   }
 
   reconnect(lost) {
+    this.cancelIdentity();
     const old = this.port;
     this.port = null;
     this.probe = null;
@@ -424,6 +452,113 @@ export class HubBackend {
     this.open(lost);
   }
 
+  // ---- liveness: hub identity ----
+
+  /** The first message of a connection: which hub serves this port. */
+  greeted(m) {
+    if (typeof m.hubId !== 'string' || this.hubId === null || m.hubId === this.hubId) return;
+    // Our hello is in flight: whether it reached this hub, a probe sent after it tells.
+    if (this.helloEntries !== null) return this.settle();
+    // Registered with another hub, and this one serves our port now: ours died and the browser
+    // handed our port to its successor (WebKit). Re-register here, at once.
+    this.stats.hubLosses++;
+    this.log('warn', `a new lock hub serves this context's connection; re-registering ${this.records.size} locks and requests`);
+    this.cancelIdentity();
+    this.hello(this.hubId);
+    return undefined;
+  }
+
+  /** The hub that serves this port has no registration for it. */
+  unregisteredHere(m) {
+    if (m.call === 0) return this.settle();
+    // A probe sent before our latest hello: that hello's answer is still on its way.
+    if (m.call <= this.helloAtCall) return undefined;
+    // Our latest hello went to a hub that is gone: say it again to this one.
+    const inFlight = this.helloEntries !== null;
+    const lost = inFlight ? this.lastLostHub : this.hubId;
+    if (!inFlight && this.hubId !== null) this.stats.hubLosses++;
+    this.cancelIdentity();
+    if (this.hubId === null && lost === null) this.freshHello();
+    else this.hello(lost);
+    return undefined;
+  }
+
+  /** Sends a probe now (answered `probed` by a hub that knows this port, `unregistered` by one that does not). */
+  settle() {
+    if (this.port === null || this.asleep || this.probe !== null) return;
+    const call = ++this.nextCall;
+    this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
+    this.port.postMessage({ t: C.probe, call });
+    this.watch();
+  }
+
+  /** The sentinel heard no ping from the hub for a while (its timers are not throttled as a background tab's). */
+  hubSilent() {
+    if (this.port === null || this.asleep || this.failure !== null) return;
+    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) return;
+    this.settle();
+    this.checkIdentity();
+  }
+
+  /** Opens a fresh connection to the origin's hub; its greeting says whether ours still serves. */
+  checkIdentity() {
+    if (this.identify === null || this.identity !== null || this.hubId === null || this.helloEntries !== null) return;
+    if (this.port === null || this.asleep || this.failure !== null) return;
+    const check = { port: null, deadline: this.now() + this.liveness.IDENTITY_TIMEOUT };
+    this.identity = check;
+    this.watch();
+    Promise.resolve().then(() => this.identify()).then((port) => {
+      check.port = port;
+      if (this.identity !== check) return this.closeCheck(check);
+      port.onmessage = (event) => {
+        const m = event.data;
+        if (isHubMessage(m) && m.t === H.hub && typeof m.hubId === 'string') this.identified(check, m.hubId);
+      };
+      port.start?.();
+      return undefined;
+    }, () => {
+      // No connection could be opened: the probe decides.
+      if (this.identity === check) this.identity = null;
+    });
+  }
+
+  identified(check, hubId) {
+    if (this.identity !== check) return this.closeCheck(check);
+    this.identity = null;
+    check.port.onmessage = null;
+    if (hubId === this.hubId || this.helloEntries !== null || this.port === null || this.asleep || this.failure !== null) {
+      // Our hub still serves the origin (busy, not lost): this connection was only a question.
+      if (hubId === this.hubId) { this.lastHeard = this.now(); this.probe = null; }
+      return this.closeCheck(check);
+    }
+    // Another hub serves the origin: ours is gone. Re-register there, on this very connection.
+    this.stats.hubLosses++;
+    this.stats.reconnects++;
+    this.log('warn', `the lock hub was replaced; re-registering ${this.records.size} locks and requests with the new one`);
+    this.attach(check.port, this.hubId);
+    return undefined;
+  }
+
+  cancelIdentity() {
+    const check = this.identity;
+    this.identity = null;
+    if (check !== null) this.closeCheck(check);
+  }
+
+  closeCheck(check) {
+    if (check.port === null) return;
+    check.port.onmessage = null;
+    try { check.port.postMessage({ t: C.bye }); } catch { /* gone */ }
+    try { check.port.close(); } catch { /* gone */ }
+  }
+
+  /** After each welcome: the hub gets a port to this context's sentinel (it answers pings for us). */
+  sendSentinel() {
+    if (this.sentinel === null || this.port === null) return;
+    const port = this.sentinel.portForHub();
+    if (port !== null) this.port.postMessage({ t: C.sentinel }, [port]);
+  }
+
   // ---- liveness: this context leaving ----
 
   /** pagehide: tell the hub at once (it releases everything). persisted: the page may come back. */
@@ -432,7 +567,7 @@ export class HubBackend {
     this.port.postMessage({ t: C.bye });
     if (!persisted) return;
     this.asleep = true;
-    this.loseHeld();
+    this.loseHeld(LOST.pageHidden);
   }
 
   /** pageshow from the back/forward cache: register again what still waits. */

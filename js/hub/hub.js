@@ -8,6 +8,7 @@ import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
+import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel } from './sentinels.js';
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -35,6 +36,8 @@ class Connection {
     this.gone = false;        // port closed: forgotten for good
     this.rejections = 0;
     this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
+    this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
+    this.toldUnregistered = false;
   }
 
   send(message) {
@@ -103,6 +106,9 @@ export class Hub {
     // Behind a flag in Chromium today; where it fires, a closed port is a clean exit.
     port.addEventListener?.('close', () => this.forget(conn));
     port.start?.();
+    // Every connection learns first which hub serves it: a port the browser handed to a relaunched
+    // hub (WebKit delivers surviving ports to a new instance as fresh connects) hears a new id.
+    conn.send({ t: H.hub, hubId: this.hubId });
     return conn;
   }
 
@@ -117,11 +123,9 @@ export class Hub {
     try {
       if (message.t === C.hello) return this.hello(conn, message);
       if (message.t === C.pong) return undefined;
-      if (message.t === C.probe) return conn.send({ t: H.probed, call: message.call });
-      if (conn.client === null) {
-        if (conn.dead) return undefined; // in flight when the connection was closed: the client learns from `dead`
-        return this.reject(conn, `${message.t} before hello`, message);
-      }
+      if (conn.client === null && !conn.dead) return this.unregistered(conn, message, event);
+      if (message.t === C.probe) return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
+      if (conn.client === null) return undefined; // in flight when the connection was closed: the client learns from `dead`
       switch (message.t) {
         case C.request: return this.request(conn, message);
         case C.release: return this.release(conn, message.token);
@@ -129,12 +133,33 @@ export class Hub {
         case C.query: return this.query(conn, message.call);
         case C.bye: return this.close(conn, { tell: false });
         case C.adopt: return this.adopt(conn, event.ports);
+        case C.sentinel:
+          if (!event.ports || event.ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
+          return attachSentinel(this, conn, event.ports[0]);
         default: return undefined;
       }
     } catch (error) {
       this.log('error', `failed to handle ${message.t} from ${conn.clientId}: ${error?.stack ?? error}`);
       return undefined;
     }
+  }
+
+  /**
+   * A message on a connection that never said hello to this hub. A client that believes it is
+   * registered (its hub died and the browser handed its port to this one) must never go on
+   * unanswered: it is told, with this hub's id, to say hello again (once per connection, and to
+   * every probe). A bye from such a port (an identity check that is done) forgets it.
+   */
+  unregistered(conn, message, event) {
+    for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
+    if (message.t === C.bye) return this.forget(conn);
+    if (message.t === C.probe) return conn.send({ t: H.unregistered, hubId: this.hubId, call: message.call });
+    if (message.t === C.pong) return undefined;
+    if (!conn.toldUnregistered) {
+      conn.toldUnregistered = true;
+      conn.send({ t: H.unregistered, hubId: this.hubId, call: 0 });
+    }
+    return this.reject(conn, `${message.t} before hello`, message);
   }
 
   reject(conn, reason, message) {
@@ -407,16 +432,21 @@ export class Hub {
       for (const conn of this.connections) conn.lastSeen = Math.max(conn.lastSeen, now - this.liveness.PING_AFTER);
     }
     for (const conn of this.connections) {
+      pingSentinel(this, conn, now);
       const silent = now - conn.lastSeen;
       if (conn.client === null) {
         // Never registered, or closed and not back: forget it after a while.
         if (silent > this.liveness.DEAD_AFTER * 20) this.forget(conn);
         continue;
       }
-      if (silent >= this.liveness.DEAD_AFTER) {
-        this.log('info', `${conn.clientId} silent for ${Math.round(silent)} ms: declared dead, its locks released`);
+      // Dead when neither the context nor its sentinel answered for DEAD_AFTER: a context busy in
+      // its own long task keeps its locks while its sentinel answers.
+      const unheard = now - lastHeardFrom(conn);
+      if (unheard >= this.liveness.DEAD_AFTER) {
+        this.log('info', `${conn.clientId} silent for ${Math.round(unheard)} ms: declared dead, its locks released`);
         this.close(conn, { tell: true });
-      } else if (silent >= this.liveness.PING_AFTER) {
+      } else if (silent >= this.liveness.PING_AFTER && now - (conn.lastPing ?? 0) >= this.liveness.PING_AFTER) {
+        conn.lastPing = now;
         conn.send({ t: H.ping });
       }
     }
@@ -436,6 +466,7 @@ export class Hub {
     conn.tokens.clear();
     conn.tokenOfId.clear();
     conn.unsentOrder = [];
+    detachSentinel(conn);
     if (this.clientIds.get(conn.clientId) === conn) this.clientIds.delete(conn.clientId);
     this.deferred = this.deferred.filter(([c]) => c !== conn);
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);

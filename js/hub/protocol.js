@@ -5,7 +5,7 @@
 // up in the sending connection's own table, so a client can only touch its own requests and locks.
 
 /** Bumped on any incompatible change. Both sides check it in the handshake. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -37,6 +37,12 @@ export const LIVENESS = Object.freeze({
   // The queue order of waiting requests (for re-registration after a hub loss) is sent in batches,
   // this long after the first request of a batch queued: a request granted sooner costs no message.
   QUEUE_ORDER_BATCH: 50,
+  // A context's sentinel (sentinels.js) alerts it after this long without a ping from the hub; the
+  // context then checks which hub serves the origin (a fresh connection's H.hub greeting) and
+  // decides a loss by that identity, not by a timeout. An identity check that gets no greeting
+  // at all within IDENTITY_TIMEOUT falls back to the probe's verdict.
+  SENTINEL_ALARM_AFTER: 1000,
+  IDENTITY_TIMEOUT: 5000,
 });
 
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
@@ -57,6 +63,7 @@ export const C = Object.freeze({
   probe: 'probe',       // { t, call }: "are you there?" (answered by probed)
   bye: 'bye',           // { t }: clean exit (pagehide): release everything now
   adopt: 'adopt',       // { t } + a transferred MessagePort: a new connection for a dedicated worker this context created
+  sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
 });
 // hub -> context
 export const H = Object.freeze({
@@ -71,7 +78,10 @@ export const H = Object.freeze({
   aborted: 'aborted',           // { t, token, removed }
   snapshot: 'snapshot',         // { t, call, held, pending }
   ping: 'ping',                 // { t }
-  probed: 'probed',             // { t, call }
+  probed: 'probed',             // { t, call, hubId }
+  hub: 'hub',                   // { t, hubId }: the first message on every connection: which hub serves this port
+  unregistered: 'unregistered', // { t, hubId, call }: this hub has no registration for this port: say hello again
+                                //   (call: the probe it answers, or 0 for any other message)
   dead: 'dead',                 // { t }: this connection was declared dead; its locks were released
 });
 
@@ -134,6 +144,7 @@ const CLIENT_VALIDATORS = {
   [C.pong]: bare,
   [C.bye]: bare,
   [C.adopt]: bare,
+  [C.sentinel]: bare,
 };
 
 function tokenOnly(m) {

@@ -27,6 +27,17 @@ async function lockSpace(t, liveness = {}) {
       space.hubPorts = [];
       space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
     },
+    /**
+     * The hub's process dies and the browser relaunches it, handing the surviving clients'
+     * original ports to the new instance as fresh connects, with no error anywhere (WebKit).
+     */
+    async relaunchHub(options) {
+      space.hub.stop();
+      const ports = space.hubPorts;
+      for (const port of ports) port.onmessage = null;
+      space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
+      for (const port of ports) space.hub.connect(port);
+    },
     client(clientId) {
       const backend = new HubBackend(async () => {
         const { port1, port2 } = new MessageChannel();
@@ -49,8 +60,8 @@ async function lockSpace(t, liveness = {}) {
 }
 
 /** Resolves once `predicate()` holds, checked after each turn of the event loop (for up to 20 s). */
-async function until(predicate, what) {
-  const deadline = Date.now() + 20_000;
+async function until(predicate, what, ms = 20_000) {
+  const deadline = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setImmediate(resolve));
@@ -69,7 +80,7 @@ test('a waiting request granted within the queue-order batch costs no message bu
   await waiter.granted;
   waiter.release();
   for (const outcome of await Promise.all([holder.settled, waiter.settled])) assert.equal(outcome.ok, true);
-  assert.deepEqual(b.heard, ['welcome', 'granted'], 'b heard only the grant');
+  assert.deepEqual(b.heard, ['hub', 'welcome', 'granted'], 'b heard only the greeting and the grant');
 });
 
 test('a request still waiting when the queue-order batch is sent learns its place in the queue', async (t) => {
@@ -150,4 +161,59 @@ test('a context whose clientId was taken by another connection while it was decl
   assert.equal((await holder.settled).ok, true);
   await waiting;
   assert.equal(grantedTo, a.backend.clientId);
+});
+
+test('a hub relaunched on the surviving ports (WebKit) gets the holder and the waiter back before it grants anything: no client goes on unregistered', async (t) => {
+  const space = await lockSpace(t);
+  const [a, b] = ['a', 'b'].map((id) => space.client(id));
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  const order = [];
+  const waiting = b.locks.request('x', () => { order.push('b'); });
+  await until(() => space.hub.engine.snapshot().pending.length === 1, 'b waits');
+
+  await space.relaunchHub({ hubId: 'relaunched', liveness: { RECLAIM_WINDOW: 60_000 } });
+  // Each learns from its own port that another hub serves it, and registers there again.
+  await until(() => a.backend.hubId === 'relaunched' && b.backend.hubId === 'relaunched', 'a and b registered with the relaunched hub', 5_000);
+  assert.ok(a.heard.includes('hub'));
+  assert.equal(a.backend.stats.hubLosses, 1);
+  assert.equal(b.backend.stats.hubLosses, 1);
+  assert.ok(space.hub.reclaimUntil > 0, 'the relaunched hub opened its reclaim window');
+  const c = space.client('c');
+  const late = requestHandle(c.locks, 'x');
+  await until(() => space.hub.deferred.length === 1, 'c\'s request is held back by the window');
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await c.locks.query();
+  assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']], 'the holder took its lock back');
+  assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['x', 'b'], ['x', 'c']], 'the waiter before the newcomer');
+  assert.deepEqual(order, [], 'nobody was granted while a holds');
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+  await waiting;
+  await late.granted;
+  late.release();
+  assert.equal((await late.settled).ok, true);
+  assert.deepEqual(order, ['b']);
+});
+
+test('a client whose hello was lost with the hub that died is told by the relaunched hub to say it again', async (t) => {
+  const space = await lockSpace(t);
+  const a = space.client('a');
+  const first = requestHandle(a.locks, 'x');
+  await first.granted;
+  first.release();
+  await first.settled;
+  // The hub dies after a's hello (a reconnects for any reason) reached it but before it answered.
+  const before = space.hub;
+  before.hello = () => {};
+  a.backend.reconnect(a.backend.hubId);
+  await until(() => a.backend.helloEntries !== null && a.heard.filter((m) => m === 'hub').length === 2, 'a said hello to the hub that dies');
+  await space.relaunchHub({ hubId: 'relaunched', liveness: { RECLAIM_WINDOW: 50 } });
+  await until(() => a.backend.hubId === 'relaunched', 'a registered with the relaunched hub', 5_000);
+  assert.ok(a.heard.includes('unregistered'), 'the relaunched hub told a it did not know it');
+  const again = requestHandle(a.locks, 'x');
+  await again.granted;
+  again.release();
+  assert.equal((await again.settled).ok, true);
 });
