@@ -6,6 +6,8 @@
 (function (scope) {
   const handles = new Map();
   const workers = new Map();
+  const beatBuffers = new Map(); // worker id -> Float64Array shared with it (shareBeat)
+  let beatBuffer = null;        // in a worker: the buffer its creator shared
   let nextHandle = 0;
   let nextWorker = 0;
   let nextCall = 0;
@@ -14,6 +16,7 @@
   const appMessages = [];
   if (typeof WorkerGlobalScope !== 'undefined') {
     scope.addEventListener('message', (event) => {
+      if (event.data && event.data.harnessBeatBuffer !== undefined) { beatBuffer = new Float64Array(event.data.harnessBeatBuffer); return; }
       if (!event.data || event.data.harnessCall === undefined) appMessages.push(event.data);
     });
   }
@@ -110,6 +113,42 @@
       polyfill: navigator.locks !== undefined && navigator.locks === scope[Symbol.for('weblocks-wasm.installed')],
     }),
     ready: () => true,
+    /**
+     * A CPU-bound critical section: holds `name` (exclusive) and, once go(id) is called, runs a
+     * synchronous task of `ms` in the callback, stamping entry and exit (read with section(id)).
+     */
+    holdBusy(name, ms) {
+      const id = ++nextHandle;
+      const h = { id, name, state: 'pending', events: [], mode: 'exclusive', enteredAt: null, exitedAt: null };
+      let go;
+      h.go = new Promise((resolve) => { go = resolve; });
+      h.start = go;
+      h.granted = new Promise((resolve) => { h.onGranted = resolve; });
+      h.settled = navigator.locks.request(name, async () => {
+        h.state = 'held';
+        h.onGranted({ at: clock() });
+        await h.go;
+        h.enteredAt = clock();
+        const end = performance.now() + ms;
+        // Busy: the event loop is blocked. Where its creator shared a beat buffer (isolated pages),
+        // the section stamps it as it runs: proof, outside it, of when it last ran.
+        while (performance.now() < end) { if (beatBuffer !== null) beatBuffer[0] = clock(); }
+        h.exitedAt = clock();
+      }).then(() => ({ ok: true }), (error) => ({ ok: false, name: error && error.name, message: error && error.message }));
+      handles.set(id, h);
+      return id;
+    },
+    /** Starts the busy task of holdBusy(id) after this call has returned. */
+    go: (id) => { const h = handle(id); setTimeout(h.start, 0); return clock(); },
+    /** Shares a buffer with a worker (isolated pages only): its busy sections stamp it while they run. */
+    shareBeat(workerId) {
+      const buffer = new SharedArrayBuffer(8);
+      beatBuffers.set(workerId, new Float64Array(buffer));
+      workers.get(workerId).postMessage({ harnessBeatBuffer: buffer });
+      return true;
+    },
+    lastBeat: (workerId) => beatBuffers.get(workerId)[0] || null,
+    section: (id) => { const h = handle(id); return { enteredAt: h.enteredAt, exitedAt: h.exitedAt }; },
     /** A worker ending itself cleanly (while its callbacks are still pending). */
     closeSelf: () => { setTimeout(() => scope.close(), 0); return true; },
     appMessages: () => appMessages.map((m) => JSON.stringify(m)),
