@@ -1,7 +1,10 @@
-// A context declared dead while in fact alive (frozen, throttled, paused) must not go on believing
-// it holds its locks: when it runs again it learns they were released, as a stolen holder does
-// (the request's promise rejects with an AbortError); its waiting requests are registered again.
+// A context keeps its locks while it or its sentinel answers the hub (a page paused in a debugger:
+// its sentinel worker still runs). A context whose process stops altogether (page and sentinel
+// silent: frozen, SIGSTOP) is declared dead and must not go on believing it holds its locks: when
+// it runs again it learns they were released (the request's promise rejects with an AbortError
+// that names the reason); its waiting requests are registered again.
 // The back/forward cache freezes a page with its port open: the polyfill says bye on pagehide.
+import fs from 'node:fs';
 import { test, expect, call, until, named } from './support/fixtures.js';
 
 function report(label, text) {
@@ -9,9 +12,63 @@ function report(label, text) {
   console.log(`measured: ${label}: ${text}`);
 }
 
-test('a tab that stops answering (paused in a debugger) is declared dead, its lock goes to the next waiter, and when it runs again its promise rejects with an AbortError', async ({ openTab, context }) => {
+test('a tab paused in a debugger keeps its lock, as with native Web Locks: its sentinel answers for it', async ({ openTab, context }) => {
   const host = await openTab();
   const [a, b] = await Promise.all([openTab(), openTab()]);
+  const held = await call(a, 'request', 'paused');
+  await call(a, 'granted', held);
+  const waiting = await call(b, 'request', 'paused');
+  await until(host, (s) => named(s.pending, 'paused').length === 1, 'b waits');
+  const cdp = await context.newCDPSession(a);
+  await cdp.send('Debugger.enable');
+  await cdp.send('Debugger.pause');
+  // Twice the hub's dead-context bound (DEAD_AFTER + TICK = 1.75 s) with the page's script stopped.
+  const pausedAt = await call(b, 'clock');
+  let state;
+  do {
+    state = await call(host, 'query');
+    expect(named(state.held, 'paused'), 'the paused tab still holds its lock').toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 100));
+  } while ((await call(b, 'clock')) - pausedAt < 3500);
+  expect(await call(b, 'state', waiting)).toBe('pending');
+  await cdp.send('Debugger.resume');
+  const releasedAt = await call(a, 'release', held);
+  const granted = await call(b, 'granted', waiting);
+  expect(granted.at).toBeGreaterThan(releasedAt);
+  expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
+  expect((await call(a, 'connection')).stats.declaredDead).toBe(0);
+  await call(b, 'release', waiting);
+});
+
+/** The renderer processes this test's browser runs (found under /proc, children of this process tree). */
+function rendererPids() {
+  const parentOf = new Map();
+  const renderers = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  const ours = (pid) => { for (let p = pid; p > 1; p = parentOf.get(p)) if (p === process.pid) return true; return false; };
+  return new Set(renderers.filter(ours));
+}
+
+test('a tab whose process is stopped (SIGSTOP: page and sentinel silent) is declared dead, its lock goes to the next waiter, and when it runs again its promise rejects with an AbortError that says why', async ({ openTab }) => {
+  const host = await openTab();
+  const b = await openTab('plain.html?coi');
+  // An isolated page runs in a process of its own: stopping it stops the page and its sentinel only.
+  const a = await openTab('plain.html?coi');
+  // Its process: the renderer that burns the CPU while the page runs a 600 ms busy loop.
+  const cpu = (pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0).split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
+  const pids = [...rendererPids()];
+  const before = new Map(pids.map((pid) => [pid, cpu(pid)]));
+  await a.evaluate(() => { const end = performance.now() + 600; while (performance.now() < end) { /* busy */ } });
+  const burnt = pids.map((pid) => [pid, cpu(pid) - before.get(pid)]).sort((x, y) => y[1] - x[1]);
+  expect(burnt[0][1], 'one renderer ran the busy loop').toBeGreaterThan(30); // clock ticks (1/100 s)
+  const fresh = [burnt[0][0]];
   const held = await call(a, 'request', 'frozen');
   await call(a, 'granted', held);
   const bHolds = await call(b, 'request', 'later');
@@ -21,17 +78,18 @@ test('a tab that stops answering (paused in a debugger) is declared dead, its lo
   await until(host, (s) => named(s.pending, 'frozen').length === 1 && named(s.pending, 'later').length === 1, 'both wait');
   const aId = (await call(a, 'connection')).clientId;
 
-  const cdp = await context.newCDPSession(a);
-  // Pausing its JavaScript silences the page the way a frozen or starved one is silent (CDP's
-  // Page.setWebLifecycleState 'frozen' does not stop a visible page's tasks in this Chromium).
-  await cdp.send('Debugger.enable');
-  await cdp.send('Debugger.pause');
-  const frozenAt = await call(b, 'clock');
-  const granted = await call(b, 'granted', waiting);
-  report('paused tab declared dead -> lock granted elsewhere', `${(granted.at - frozenAt).toFixed(1)} ms`);
-  await cdp.send('Debugger.resume');
-
-  expect(await call(a, 'settled', held)).toMatchObject({ ok: false, name: 'AbortError' });
+  for (const pid of fresh) process.kill(pid, 'SIGSTOP');
+  let granted;
+  try {
+    const frozenAt = await call(b, 'clock');
+    granted = await call(b, 'granted', waiting);
+    report('stopped tab declared dead -> lock granted elsewhere', `${(granted.at - frozenAt).toFixed(1)} ms`);
+  } finally {
+    for (const pid of fresh) process.kill(pid, 'SIGCONT');
+  }
+  const settled = await call(a, 'settled', held);
+  expect(settled).toMatchObject({ ok: false, name: 'AbortError' });
+  expect(settled.message).toContain('declared it dead');
   expect((await call(a, 'connection')).stats.declaredDead).toBe(1);
   // Its waiting request was registered again and is served in turn.
   const state = await until(host, (s) => named(s.pending, 'later').some((l) => l.clientId === aId), 'a waits again');
