@@ -65,9 +65,9 @@ test('a tab whose process is stopped (SIGSTOP: page and sentinel silent) is decl
   const cpu = (pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0).split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
   const pids = [...rendererPids()];
   const before = new Map(pids.map((pid) => [pid, cpu(pid)]));
-  await a.evaluate(() => { const end = performance.now() + 600; while (performance.now() < end) { /* busy */ } });
+  await a.evaluate(() => { const end = performance.now() + 1000; while (performance.now() < end) { /* busy */ } });
   const burnt = pids.map((pid) => [pid, cpu(pid) - before.get(pid)]).sort((x, y) => y[1] - x[1]);
-  expect(burnt[0][1], 'one renderer ran the busy loop').toBeGreaterThan(30); // clock ticks (1/100 s)
+  expect(burnt[0][1], 'one renderer ran the busy loop (clock ticks)').toBeGreaterThan(2 * (burnt[1]?.[1] ?? 0) + 10);
   const fresh = [burnt[0][0]];
   const held = await call(a, 'request', 'frozen');
   await call(a, 'granted', held);
