@@ -78,7 +78,7 @@ test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serve
     worker.port.postMessage({ t: 'hello', v, clientId: 'module-hub-check', lostHub: null, reclaim: [] });
     worker.port.postMessage({ t: 'request', token: 1, name: 'via-module-hub', mode: 'exclusive', wait: 'wait' });
   }), PROTOCOL_VERSION);
-  expect(heard).toEqual(['welcome', 'granted']);
+  expect(heard).toEqual(['hub', 'welcome', 'granted']);
 });
 
 test('the ES module ponyfill shares the hub without touching navigator, and createLocalLockManager is a lock space of its own', async ({ openTab }) => {
