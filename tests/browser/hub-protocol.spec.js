@@ -12,16 +12,21 @@ async function installRogues(page) {
       if (!rogues[i]) {
         const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
         const received = [];
-        // Answers pings like a live client (the hub would otherwise declare it dead).
+        // Answers pings like a live client (the hub would otherwise declare it dead); keeps the
+        // hub's greeting (the first message on every connection) apart.
+        const rogue = { port: worker.port, received, greeting: null, send: (m, transfer) => worker.port.postMessage(m, transfer || []) };
         worker.port.onmessage = (event) => {
-          if (event.data.t === 'ping') worker.port.postMessage({ t: 'pong' }); else received.push(event.data);
+          if (event.data.t === 'ping') worker.port.postMessage({ t: 'pong' });
+          else if (event.data.t === 'hub' && rogue.greeting === null) rogue.greeting = event.data;
+          else received.push(event.data);
         };
-        rogues[i] = { port: worker.port, received, send: (m, transfer) => worker.port.postMessage(m, transfer || []) };
+        rogues[i] = rogue;
       }
       return rogues[i];
     };
     window.rogueSays = (i, messages) => { for (const m of messages) window.rogue(i).send(m); return true; };
     window.rogueHeard = (i) => window.rogue(i).received.slice();
+    window.rogueGreeting = (i) => window.rogue(i).greeting;
   });
 }
 
@@ -68,9 +73,12 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
 
   // (A young hub may hold new requests back for its reclaim window after that made-up hello.)
   await attacker.waitForFunction(() => ['snapshot', 'granted'].every((t) => window.rogueHeard(1).some((m) => m.t === t))
-    && window.rogueHeard(2).length > 0 && window.rogueHeard(0).length > 0);
+    && window.rogueHeard(2).length > 0 && window.rogueHeard(0).length > 1);
   const heard = await attacker.evaluate(() => [0, 1, 2].map((i) => window.rogueHeard(i)));
-  expect(heard[0]).toEqual([expect.objectContaining({ t: 'rejected', reason: 'clientId' })]);
+  const hubId = (await call(victim, 'connection')).hubId;
+  expect(await attacker.evaluate(() => window.rogueGreeting(0))).toEqual({ t: 'hub', hubId });
+  // Before its hello, rogue 0 is told once that it is not registered here; nothing it sent was accepted.
+  expect(heard[0]).toEqual([{ t: 'unregistered', hubId, call: 0 }, expect.objectContaining({ t: 'rejected', reason: 'clientId' })]);
   expect(heard[2]).toEqual([expect.objectContaining({ t: 'rejected', reason: 'version', message: expect.stringMatching(new RegExp(`version 999.*speaks ${PROTOCOL_VERSION}`)) })]);
   // Rogue 1: its reclaim of the victim's lock was refused; its one valid request was granted;
   // an abort of a token it never had is answered "not removed"; nothing else got an answer.
