@@ -1,16 +1,19 @@
 // The demo page: one tab = one context. Wires the lock implementation, this tab's name, the live
 // table, the controls, workers and the two scenarios.
 import { requestedImplementation, selectLocks } from './lib/implementation.js';
-import { claimContextName } from './lib/context-name.js';
+import { claimContextName, nextNumber } from './lib/context-name.js';
 import { RequestBook } from './lib/request-book.js';
 import { openBus } from './lib/bus.js';
 import { createPresence } from './lib/presence.js';
 import { LockView } from './lib/lock-view.js';
+import { Timeline } from './lib/timeline.js';
 import { h } from './ui/dom.js';
 import { createStatusLine } from './ui/status.js';
 import { createLockTable } from './ui/lock-table.js';
 import { createControls } from './ui/controls.js';
 import { createWorkerPanels } from './ui/workers.js';
+import { createTimelineView } from './ui/timeline.js';
+import { createQueueView } from './ui/queues.js';
 import { createElection } from './scenarios/election.js';
 import { createRefreshRace } from './scenarios/refresh-race.js';
 
@@ -45,15 +48,40 @@ const selfName = await claimContextName(locks, 'Tab', {
 document.title = `${selfName} · Web Locks demo`;
 
 const table = createLockTable({ selfName });
-const view = new LockView({ locks, selfName, onChange: () => { table.update(view.rows()); renderContexts(); status.refresh(); } });
+const timeline = new Timeline();
+const timelineView = createTimelineView({ timeline, selfName });
+const queues = createQueueView({ selfName });
+const view = new LockView({
+  locks, selfName,
+  onChange: () => {
+    const rows = view.rows();
+    table.update(rows);
+    queues.update(rows);
+    timeline.observeContexts(view.contexts());
+    timeline.observe(rows);
+    timelineView.render();
+    renderContexts();
+    status.refresh();
+  },
+  onGone: (name) => { timeline.gone(name); timelineView.render(); },
+});
 const bus = openBus((message) => {
+  if (message.type === 'mark') { timeline.mark(message); timelineView.render(); }
+  if (message.type === 'bye') timeline.goodbye(message.name, message.how);
   presence.handle(message);
   view.handle(message);
   election.handle(message);
   race.handle(message);
 });
 const announce = () => presence.announce();
-const book = new RequestBook(locks, () => { controls.update(book.list()); announce(); });
+// This tab's own marks go to its timeline directly (a BroadcastChannel does not echo to itself).
+const markAndTell = (event) => {
+  const message = { type: 'mark', context: selfName, at: Date.now(), ...event };
+  timeline.mark(message);
+  timelineView.render();
+  bus.post(message);
+};
+const book = new RequestBook(locks, () => { controls.update(book.list()); announce(); }, markAndTell);
 const election = createElection({ locks, bus, selfName, onActivity: announce });
 const race = createRefreshRace({ locks, bus, selfName, onActivity: announce });
 const presence = createPresence({
@@ -69,10 +97,26 @@ const controls = createControls({
   onRelease: (id) => book.release(id),
 });
 // Workers use what this tab resolved to (not 'auto'): a worker on the other one would be in another lock space.
-const workers = createWorkerPanels({ implementation: implementation.kind, parentName: selfName });
+const workers = createWorkerPanels({
+  implementation: implementation.kind, parentName: selfName, nextNumber: () => nextNumber(locks, 'Worker'),
+  onTerminate: (workerName) => { timeline.goodbye(workerName, 'terminated'); bus.post({ type: 'bye', name: workerName, how: 'terminated' }); },
+});
 
 const contextList = h('ul', { class: 'contexts', dataset: { testid: 'contexts' } });
+// Tabs of this origin on the other implementation: two lock spaces, so "exclusive" is not.
+const mixedWarning = h('p', { class: 'status bad warning', hidden: true, dataset: { testid: 'mixed-warning' } });
+function renderMixedWarning() {
+  const others = view.contexts().filter((context) => !context.inLockSpace && context.implementation?.kind && context.implementation.kind !== implementation.kind);
+  mixedWarning.hidden = others.length === 0;
+  mixedWarning.dataset.others = others.map((context) => context.name).join(',');
+  if (!others.length) return;
+  const theirs = others[0].implementation.kind === 'native' ? 'the browser\'s native locks' : 'the polyfill';
+  mixedWarning.textContent = `⚠ Two implementations share this page: ${others.map((c) => c.name).join(', ')} ${others.length > 1 ? 'run' : 'runs'} on ${theirs}, `
+    + `this tab on ${implementation.kind === 'native' ? 'the browser\'s native locks' : 'the polyfill'}. They are separate lock spaces: `
+    + 'a lock held "exclusively" here can be held at the same time there. Use the same choice in every tab (the switch above).';
+}
 function renderContexts() {
+  renderMixedWarning();
   contextList.replaceChildren(...view.contexts().map((context) => h('li', {
     dataset: { testid: 'context', name: context.name, inLockSpace: String(context.inLockSpace) },
     class: context.inLockSpace ? '' : 'bad',
@@ -84,17 +128,19 @@ app.replaceChildren(
   h('header', {}, h('h1', {}, 'Web Locks across tabs and workers'),
     h('p', { class: 'you' }, 'You are ', h('strong', { dataset: { testid: 'self-name' } }, selfName))),
   status.element,
+  mixedWarning,
   lostNotice,
   h('section', { class: 'panel' }, h('h2', {}, 'Contexts'), contextList,
     h('button', { dataset: { testid: 'open-tab' }, onclick: () => window.open(location.href, '_blank') }, 'Open another tab'), ' ',
     h('button', { dataset: { testid: 'start-worker' }, onclick: () => workers.start() }, 'Start a dedicated worker')),
-  table.element,
+  timelineView.element,
+  h('div', { class: 'columns' }, queues.element, table.element),
   h('div', { class: 'columns' }, h('div', {}, controls.element, workers.element), h('div', {}, election.element, race.element)),
 );
 
 // The timer only re-renders elapsed times and this tab's own hub connection line; the lock state
 // is re-read on announcements only.
-setInterval(() => { table.tick(); controls.tick(); workers.tick(); status.refresh(); }, 250);
+setInterval(() => { timelineView.render(); table.tick(); controls.tick(); workers.tick(); status.refresh(); }, 250);
 addEventListener('pagehide', () => presence.leave());
 presence.greet();
 announce();

@@ -20,7 +20,11 @@ function command({ type, options, id }) {
 try {
   const { locks, describe } = await selectLocks(requestedImplementation(self.location.search));
   const implementation = { kind: describe().kind };
+  // The tab chose this worker's number (workers have no localStorage for the counter); a number
+  // found taken is followed by the next ones.
+  let number = Number(new URLSearchParams(self.location.search).get('number')) || 1;
   const name = await claimContextName(locks, 'Worker', {
+    next: () => number++,
     onLost: (error) => self.postMessage({ type: 'lost', error: { name: error.name, message: error.message } }),
     onRegained: () => presence.announce(),
   });
@@ -28,7 +32,7 @@ try {
   book = new RequestBook(locks, () => {
     self.postMessage({ type: 'book', entries: book.list() });
     presence.announce();
-  });
+  }, (event) => bus.post({ type: 'mark', context: name, at: Date.now(), ...event }));
   presence = createPresence({
     locks, bus, name, kind: 'worker', parent: new URLSearchParams(self.location.search).get('parent'),
     implementation, sources: [() => book.active()],

@@ -1,13 +1,25 @@
 #!/usr/bin/env node
-// Serves the cross-tab demo on 127.0.0.1 with sirv (a maintained static server), twice:
-//   plain    http://127.0.0.1:PORT/demo/        (no special headers: the common deployment)
-//   isolated http://127.0.0.1:PORT+1/demo/      (COOP same-origin + COEP require-corp: crossOriginIsolated,
-//                                                so the page and its workers may share memory)
+// Serves the cross-tab demo with sirv (a maintained static server) on node:http:
+//   plain    http://<this machine's LAN address>:PORT/demo/  an insecure origin (plain http off
+//            loopback): browsers offer no navigator.locks there, so the polyfill runs: the case
+//            this project exists for (an intranet app on plain http)
+//            http://127.0.0.1:PORT/demo/                     the same page on a secure context,
+//            where the browser's native locks run (another origin, so another lock space)
+//   isolated http://127.0.0.1:PORT+1/demo/  (COOP same-origin + COEP require-corp: crossOriginIsolated,
+//            so the page and its workers may share memory; isolation needs a secure context,
+//            so this variant is served on loopback only)
 // Two ports, not two paths, because locks are per origin: a path prefix would share native locks
 // between the variants but not the polyfill's hub (its script URL would differ).
 // Only the folders the demo needs are reachable; the fake auth API of the refresh-token scenario
-// lives under /api/auth/. Environment: PORT (default 8100; 0 = any free port), ISOLATED_PORT.
+// lives under /api/auth/.
+// Environment: PORT (default 8100; 0 = any free port), ISOLATED_PORT (default PORT + 1),
+// HOST: where the plain page listens besides 127.0.0.1:
+//   lan (default)  every non-loopback IPv4 address of this machine (what `hostname -I` shows)
+//   loopback       127.0.0.1 only (nobody else on the network can reach it; no insecure origin
+//                  unless a name is mapped to 127.0.0.1, see docs/demo.md)
+//   <address>      that address only (0.0.0.0: every interface)
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import sirv from 'sirv';
@@ -15,6 +27,7 @@ import { createFakeAuthApi } from '../demo/server/fake-auth.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLIC_PREFIXES = ['/demo/', '/js/', '/build/wasm/', '/build/dist/'];
+const LOOPBACK = '127.0.0.1';
 
 const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -44,35 +57,124 @@ function notFound(res) {
   res.end('Not found\n');
 }
 
-function listen(server, port) {
+/** This machine's non-loopback IPv4 addresses (what `hostname -I` prints, IPv4 only). */
+export function lanAddresses() {
+  return Object.values(os.networkInterfaces()).flat()
+    .filter((a) => a && a.family === 'IPv4' && !a.internal).map((a) => a.address);
+}
+
+/** 'lan' | 'loopback' | an address -> the addresses the plain page listens on besides 127.0.0.1 */
+export function plainHosts(host = 'lan') {
+  if (host === 'loopback' || host === LOOPBACK || host === 'localhost') return [];
+  if (host === 'lan') return lanAddresses();
+  return [host];
+}
+
+/** A port already taken, said plainly (the runner prints it instead of a stack trace). */
+export class PortInUseError extends Error {
+  constructor(host, port) {
+    super(`port ${port} is already in use on ${host} (is another demo server still running?). `
+      + 'Stop it, or pick other ports: PORT=8300 bash scripts/demo.sh (PORT=0: any free ports).');
+    this.name = 'PortInUseError';
+  }
+}
+
+function listen(server, port, host) {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server.address().port));
+    const onError = (error) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
+    server.once('error', onError);
+    server.listen(port, host, () => { server.off('error', onError); resolve(server.address().port); });
   });
 }
 
-/** Starts both servers; returns their URLs and a close(). Used by the Playwright spec too. */
-export async function startDemoServer({ port = 8100, isolatedPort } = {}) {
-  const authApi = createFakeAuthApi(); // one fake auth server per origin pair is enough: sessions are keyed
-  const plain = http.createServer(createHandler({ isolated: false, authApi }));
-  const isolated = http.createServer(createHandler({ isolated: true, authApi }));
-  const plainPort = await listen(plain, port);
-  const isolatedPortBound = await listen(isolated, isolatedPort ?? (port === 0 ? 0 : plainPort + 1));
+const closeServer = (server) => new Promise((resolve) => {
+  if (!server.listening) { resolve(); return; }
+  server.closeAllConnections();
+  server.close(() => resolve());
+});
+
+/** One handler on one port, on several addresses (the first picks the port when it is 0). */
+async function listenOnAll(handler, port, hosts) {
+  const servers = [];
+  try {
+    let bound = port;
+    for (const host of hosts) {
+      const server = http.createServer(handler);
+      servers.push(server);
+      bound = await listen(server, bound, host);
+    }
+    return { servers, port: bound };
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    throw error;
+  }
+}
+
+const urlOf = (host, port) => `http://${host.includes(':') ? `[${host}]` : host}:${port}/demo/`;
+
+/**
+ * Starts the servers; returns their URLs and a close(). Used by the Playwright specs too.
+ * -> { loopbackUrl, insecureUrls: [one per extra address], plainUrl (= loopbackUrl), isolatedUrl, close }
+ */
+export async function startDemoServer({ port = 8100, isolatedPort, host = 'lan' } = {}) {
+  const authApi = createFakeAuthApi(); // one fake auth server for every origin: sessions are keyed
+  const extraHosts = plainHosts(host).filter((h) => h !== LOOPBACK);
+  const plainHandler = createHandler({ isolated: false, authApi });
+  // With port 0 another process may take the chosen port on a second address in between: retry.
+  let plain;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      plain = await listenOnAll(plainHandler, port, [LOOPBACK, ...extraHosts]);
+      break;
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || port !== 0 || attempt >= 5) throw error;
+    }
+  }
+  let isolated;
+  try {
+    isolated = await listenOnAll(createHandler({ isolated: true, authApi }), isolatedPort ?? (port === 0 ? 0 : plain.port + 1), [LOOPBACK]);
+  } catch (error) {
+    await Promise.all(plain.servers.map(closeServer));
+    throw error;
+  }
+  const loopbackUrl = urlOf(LOOPBACK, plain.port);
   return {
-    plainUrl: `http://127.0.0.1:${plainPort}/demo/`,
-    isolatedUrl: `http://127.0.0.1:${isolatedPortBound}/demo/`,
-    close: () => Promise.all([plain, isolated].map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); }))),
+    loopbackUrl,
+    plainUrl: loopbackUrl,
+    insecureUrls: extraHosts.map((h) => urlOf(h, plain.port)),
+    isolatedUrl: urlOf(LOOPBACK, isolated.port),
+    close: () => Promise.all([...plain.servers, ...isolated.servers].map(closeServer)),
   };
+}
+
+function printUrls({ loopbackUrl, insecureUrls, isolatedUrl }, host) {
+  console.log('Web Locks demo (open it in several tabs):');
+  if (insecureUrls.length) {
+    console.log('  The polyfill at work, on an insecure origin (plain http off loopback: browsers have no navigator.locks there):');
+    for (const url of insecureUrls) console.log(`    ${url}`);
+    console.log('  (reachable from other machines on your network too, e.g. a phone; HOST=loopback keeps it on this machine)');
+  } else {
+    console.log(host === 'lan'
+      ? '  No network address found on this machine, so no insecure origin is served; see docs/demo.md for a name mapped to 127.0.0.1.'
+      : '  Listening on 127.0.0.1 only; for an insecure origin map a name to 127.0.0.1, see docs/demo.md.');
+  }
+  console.log('  The browser\'s native locks (127.0.0.1 is a secure context):');
+  console.log(`    ${loopbackUrl}`);
+  console.log(`    ${isolatedUrl}   (cross-origin isolated variant: COOP + COEP)`);
+  console.log('  add ?impl=polyfill to force this project\'s polyfill where the browser has native locks');
+  console.log('Ctrl+C to stop.');
 }
 
 const runDirectly = process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (runDirectly) {
   const port = Number(process.env.PORT ?? 8100);
   const isolatedPort = process.env.ISOLATED_PORT === undefined ? undefined : Number(process.env.ISOLATED_PORT);
-  const { plainUrl, isolatedUrl } = await startDemoServer({ port, isolatedPort });
-  console.log(`Web Locks demo (open it in several tabs):`);
-  console.log(`  ${plainUrl}`);
-  console.log(`  ${isolatedUrl}   (cross-origin isolated variant: COOP + COEP)`);
-  console.log(`  add ?impl=polyfill to force this project's polyfill where the browser has native locks`);
-  console.log(`Ctrl+C to stop.`);
+  const host = process.env.HOST || 'lan';
+  try {
+    printUrls(await startDemoServer({ port, isolatedPort, host }), host);
+  } catch (error) {
+    if (!(error instanceof PortInUseError) && error.code !== 'EADDRNOTAVAIL') throw error;
+    console.error(`The demo server cannot start: ${error.code === 'EADDRNOTAVAIL' ? `${error.address} is not an address of this machine (HOST=${host}); use HOST=lan, HOST=loopback or one of: ${lanAddresses().join(', ') || 'none'}` : error.message}`);
+    process.exit(1);
+  }
 }

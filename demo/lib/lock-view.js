@@ -18,7 +18,10 @@ export class LockView {
   #inFlight = false;
   #again = false;
 
-  constructor({ locks, selfName, onChange }) {
+  #onGone;
+
+  constructor({ locks, selfName, onChange, onGone = () => {} }) {
+    this.#onGone = onGone;
     this.#locks = locks;
     this.#selfName = selfName;
     this.#onChange = onChange;
@@ -63,6 +66,7 @@ export class LockView {
         // Granted: the context that held its name is gone. Returning releases this at once.
         this.#watched.delete(contextName);
         this.#announced.delete(contextName);
+        this.#onGone(contextName);
         queueMicrotask(() => this.refresh());
       }).catch(() => this.#watched.delete(contextName));
     }

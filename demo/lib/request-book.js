@@ -9,9 +9,13 @@ export class RequestBook {
   #nextId = 1;
   #entries = []; // newest last
 
-  constructor(locks, onChange) {
+  #onEvent;
+
+  /** onEvent({ kind: 'steal' | 'stolen' | 'aborted' | 'timeout', lock, text }) for the timeline */
+  constructor(locks, onChange, onEvent = () => {}) {
     this.#locks = locks;
     this.#onChange = onChange;
+    this.#onEvent = onEvent;
   }
 
   /** entries as plain data, for rendering and for announcing to other contexts */
@@ -65,6 +69,7 @@ export class RequestBook {
     }
     entry.state = 'held';
     entry.since = Date.now();
+    if (entry.options.steal) this.#onEvent({ kind: 'steal', lock: entry.name, text: `stole ${entry.name} (${entry.mode})` });
     this.#changed();
     return new Promise((resolve) => { entry.releaseLock = resolve; });
   }
@@ -93,6 +98,11 @@ export class RequestBook {
     entry.state = state;
     entry.since = Date.now();
     entry.error = error ? { name: error?.name ?? 'Error', message: String(error?.message ?? error) } : null;
+    if (state === 'stolen') this.#onEvent({ kind: 'stolen', lock: entry.name, text: `its ${entry.name} was stolen (${entry.error.name})` });
+    if (state === 'aborted') {
+      const timeout = entry.error?.name === 'TimeoutError';
+      this.#onEvent({ kind: timeout ? 'timeout' : 'aborted', lock: entry.name, text: `${timeout ? 'timed out' : 'aborted'} waiting for ${entry.name} (${entry.error?.name})` });
+    }
     const finished = this.#entries.filter((e) => !['requesting', 'pending', 'held', 'releasing'].includes(e.state));
     for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
       this.#entries.splice(this.#entries.indexOf(old), 1);

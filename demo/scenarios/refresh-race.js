@@ -11,6 +11,12 @@
 import { h } from '../ui/dom.js';
 
 export const REFRESH_LOCK = 'refresh-token';
+const SLOW_MOTION_LATENCY_MS = 2500;
+
+// A round's id: unique across tabs without crypto.randomUUID, which exists in secure contexts only
+// (this page must work on plain http off loopback, the polyfill's own case).
+let roundsStarted = 0;
+const newRoundId = (selfName) => `${selfName}:${Date.now()}:${(roundsStarted += 1)}:${Math.random().toString(36).slice(2, 10)}`;
 
 export function createRefreshRace({ locks, bus, selfName, onActivity }) {
   let activity = [];
@@ -18,6 +24,7 @@ export function createRefreshRace({ locks, bus, selfName, onActivity }) {
   let running = false;
 
   const useLock = h('input', { type: 'checkbox', checked: true, dataset: { testid: 'race-use-lock' } });
+  const slowMotion = h('input', { type: 'checkbox', dataset: { testid: 'race-slow' } });
   const runButton = h('button', { dataset: { testid: 'race-run' }, onclick: () => start() }, 'Every tab gets 401 now');
   const own = h('p', { dataset: { testid: 'race-own' } });
   const summary = h('div', { dataset: { testid: 'race-summary' } });
@@ -25,21 +32,23 @@ export function createRefreshRace({ locks, bus, selfName, onActivity }) {
     h('h2', {}, 'Scenario 2: the refresh-token race'),
     h('p', { class: 'muted' }, 'A new session starts with an expired access token (tokens are HttpOnly cookies, shared by all tabs), and every open tab calls the API at the same moment. ',
       'The fake auth server rotates refresh tokens and revokes the session when a used one is presented again. It answers a refresh after 500 ms, like a real one over the network, and counts every refresh it receives.'),
-    h('div', {}, h('label', {}, useLock, ` refresh inside navigator.locks.request('${REFRESH_LOCK}')`), ' ', runButton),
+    h('div', { class: 'race-options' }, h('label', {}, useLock, ` refresh inside navigator.locks.request('${REFRESH_LOCK}')`), ' ',
+      h('label', { title: 'the fake server answers a refresh after 2.5 s instead of 0.5 s: watch the other tabs queue in the timeline' }, slowMotion, ' slow motion'), ' ', runButton),
     own, summary);
 
   async function start() {
     if (running) return;
     let login;
     try {
-      const response = await fetch('/api/auth/login-expired', { method: 'POST' });
+      const latency = slowMotion.checked ? `?latencyMs=${SLOW_MOTION_LATENCY_MS}` : '';
+      const response = await fetch(`/api/auth/login-expired${latency}`, { method: 'POST' });
       if (!response.ok) throw new Error(`the fake auth server answered ${response.status} (is this page served by scripts/serve.mjs?)`);
       login = await response.json();
     } catch (error) {
       own.textContent = `Could not log in: ${error.name}: ${error.message}`;
       return;
     }
-    const message = { type: 'race', id: crypto.randomUUID(), useLock: useLock.checked, sessionId: login.sessionId, by: selfName };
+    const message = { type: 'race', id: newRoundId(selfName), useLock: useLock.checked, sessionId: login.sessionId, by: selfName };
     bus.post(message);
     run(message);
   }

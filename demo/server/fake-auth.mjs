@@ -6,17 +6,20 @@ import { randomUUID } from 'node:crypto';
 
 // A refresh answers after this delay, like a real one across the network: long enough that tabs
 // which hit 401 together have all sent their refresh before the first answer comes back.
+// A round in slow motion (?latencyMs= on login, up to MAX_LATENCY_MS) answers later still, so that
+// a person can watch the other tabs queue on the lock while one refreshes.
 const REFRESH_LATENCY_MS = 500;
+const MAX_LATENCY_MS = 5000;
 const MAX_SESSIONS = 1000;
 
 export function createFakeAuthApi() {
   const sessions = new Map(); // sessionId -> session
 
-  const newSession = () => {
+  const newSession = (latencyMs) => {
     if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value);
     const session = {
       id: randomUUID(), accessToken: `access-${randomUUID()}`, refreshToken: `refresh-${randomUUID()}`,
-      refreshesReceived: 0, refreshesAccepted: 0, refreshesRejected: 0, revoked: false,
+      refreshesReceived: 0, refreshesAccepted: 0, refreshesRejected: 0, revoked: false, latencyMs,
     };
     sessions.set(session.id, session);
     return session;
@@ -27,8 +30,9 @@ export function createFakeAuthApi() {
   // and the browser's cookie jar is updated before a response reaches any page.
   const routes = {
     // Logs in: a fresh session whose access token has already expired, so the next API call gets 401.
-    'POST /api/auth/login-expired': () => {
-      const session = newSession();
+    'POST /api/auth/login-expired': (req, url) => {
+      const asked = Number(url.searchParams.get('latencyMs'));
+      const session = newSession(Number.isFinite(asked) && asked > 0 ? Math.min(asked, MAX_LATENCY_MS) : REFRESH_LATENCY_MS);
       return [200, { sessionId: session.id }, tokenCookies(session.id, `expired-${randomUUID()}`, session.refreshToken)];
     },
     'GET /api/auth/data': (req) => {
@@ -53,7 +57,7 @@ export function createFakeAuthApi() {
         session.refreshToken = `refresh-${randomUUID()}`;
         reply = [200, { refreshed: true }, tokenCookies(session.id, session.accessToken, session.refreshToken)];
       }
-      await new Promise((resolve) => setTimeout(resolve, REFRESH_LATENCY_MS));
+      await new Promise((resolve) => setTimeout(resolve, session.latencyMs));
       return reply;
     },
     'GET /api/auth/stats': (req, url) => {

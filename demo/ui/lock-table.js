@@ -7,7 +7,7 @@ export function createLockTable({ selfName }) {
   const body = h('tbody');
   const element = h('section', { class: 'panel', dataset: { testid: 'lock-table' } },
     h('h2', {}, 'Every lock of this origin, live'),
-    h('table', {}, h('thead', {}, h('tr', {}, ['Lock', 'Mode', 'State', 'Context', 'For'].map((title) => h('th', {}, title)))), body),
+    h('div', { class: 'table-scroll' }, h('table', {}, h('thead', {}, h('tr', {}, ['Lock', 'Mode', 'State', 'Context', 'For'].map((title) => h('th', {}, title)))), body)),
     h('p', { class: 'muted small' }, h('label', {}, showBookkeeping, ' show the demo\'s own bookkeeping locks '), bookkeepingNote,
       h('br'), 'Each context holds "demo:name:<its name>" for its life and waits (shared) on the others\' name locks to notice when they close or crash.'));
 

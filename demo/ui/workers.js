@@ -3,12 +3,13 @@
 import { h } from './dom.js';
 import { createControls } from './controls.js';
 
-export function createWorkerPanels({ implementation, parentName }) {
+export function createWorkerPanels({ implementation, parentName, nextNumber, onTerminate = () => {} }) {
   const container = h('div', { class: 'workers' });
   const panels = new Set();
 
-  function start() {
+  async function start() {
     const url = new URL('../worker.js', import.meta.url);
+    url.searchParams.set('number', String(await nextNumber()));
     url.searchParams.set('impl', implementation);
     url.searchParams.set('parent', parentName);
     const worker = new Worker(url, { type: 'module' });
@@ -36,6 +37,7 @@ export function createWorkerPanels({ implementation, parentName }) {
     };
     worker.onerror = (event) => controls.element.append(h('div', { class: 'error', dataset: { testid: 'error' } }, `Worker error: ${event.message ?? 'failed to load'}`));
     function stop() {
+      if (controls.element.dataset.worker) onTerminate(controls.element.dataset.worker);
       worker.terminate(); // no goodbye: its locks are freed by the lock manager, as for a crash
       panels.delete(panel);
       controls.element.remove();
