@@ -67,7 +67,7 @@ const view = new LockView({
 });
 const bus = openBus((message) => {
   if (message.type === 'mark') { timeline.mark(message); timelineView.render(); }
-  if (message.type === 'bye') timeline.goodbye(message.name, message.how);
+  if (message.type === 'bye') { timeline.goodbye(message.name, message.how); timelineView.render(); }
   presence.handle(message);
   view.handle(message);
   election.handle(message);

@@ -56,7 +56,20 @@ export class Timeline {
     this.marks.push({ lane: context, kind, lock, at, text });
   }
 
-  goodbye(name, how = 'closed') { this.#goodbyes.set(name, how); }
+  /**
+   * A context said it ends (pagehide, or its tab terminating a worker). The goodbye travels on the
+   * bus, the lock release through the lock manager: either may come first, so a goodbye heard
+   * after the lane ended as "crashed" corrects it.
+   */
+  goodbye(name, how = 'closed') {
+    this.#goodbyes.set(name, how);
+    const lane = this.lanes.get(name);
+    if (lane?.ending !== 'crashed') return;
+    const mark = this.marks.find((m) => m.lane === name && m.kind === 'crashed');
+    this.marks.splice(this.marks.indexOf(mark), 1);
+    lane.endedAt = null;
+    this.gone(name, mark?.at ?? Date.now(), how);
+  }
 
   /** the context's name lock was freed: it is gone (its bars close with the next rows) */
   gone(name, at = Date.now(), how = null) {

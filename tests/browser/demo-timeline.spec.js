@@ -1,0 +1,309 @@
+// The demo where the polyfill matters: served on this machine's own address over plain http (an
+// insecure origin: no native navigator.locks there, so the automatic choice is the polyfill), its
+// timeline of who held what (a steal, a closed tab, a crashed tab), the per-name queue, names never
+// reused, the refresh race in slow motion, the mixed-implementation warning and a phone-width
+// layout. Every tab is driven through evaluate() on the page's own DOM (no engine-specific
+// locators), so the same steps run wherever a tab offers evaluate, close and a screenshot.
+// Each step waits for what the page shows, never for a fixed time.
+// Screenshots: test-results/demo-timeline/<engine>-*.png (or $DEMO_SCREENSHOT_DIR)
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test, expect } from '@playwright/test';
+import { startDemoServer, lanAddresses } from '../../scripts/serve.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SCREENSHOTS = process.env.DEMO_SCREENSHOT_DIR ?? path.join(root, 'test-results/demo-timeline');
+// The polyfill notices a crashed tab by its hub's liveness check, not at once as the browser does.
+const CRASH_DETECTION_TIMEOUT = 25_000;
+
+/** Chromium through Playwright: a session is a browser context (its own storage and hub). */
+function chromiumSession(browser, viewport) {
+  let context;
+  return {
+    engine: 'chromium',
+    async open(url) {
+      context ??= await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(url);
+      return {
+        errors,
+        evaluate: (fn, arg) => page.evaluate(fn, arg),
+        close: () => page.close({ runBeforeUnload: false }),
+        front: () => page.bringToFront(),
+        screenshot: (file) => page.screenshot({ path: file, fullPage: true }),
+        async crash() { // a renderer crash: no pagehide, no goodbye
+          const crashed = new Promise((resolve) => page.once('crash', resolve));
+          (await context.newCDPSession(page)).send('Page.crash').catch(() => {});
+          await crashed;
+        },
+      };
+    },
+    close: () => context?.close(),
+  };
+}
+
+/** Polls fn(arg) in the tab until it returns something truthy; returns it. */
+async function until(tab, fn, arg, label, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await tab.evaluate(fn, arg);
+    if (value) return value;
+    if (Date.now() > deadline) {
+      const shown = await tab.evaluate(() => document.body.innerText.slice(0, 3000)).catch(() => '(unreadable)');
+      throw new Error(`never reached: ${label}\nThe tab shows:\n${shown}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function openDemo(session, url) {
+  const tab = await session.open(url);
+  await until(tab, () => document.body.dataset.ready === 'true', null, 'the page is ready');
+  tab.name = await tab.evaluate(() => document.querySelector('[data-testid="self-name"]').textContent);
+  return tab;
+}
+
+/** Fills this tab's request form and submits it; returns the new entry's request id. */
+async function request(tab, { name = 'resource', mode = 'exclusive', steal = false } = {}) {
+  await tab.front?.();
+  return tab.evaluate(({ name, mode, steal }) => {
+    const panel = document.querySelector('[data-testid="tab-controls"]');
+    const set = (id, value) => { const input = panel.querySelector(`[data-testid="${id}"]`); if (input.type === 'checkbox') input.checked = value; else input.value = value; };
+    set('lock-name', name); set('lock-mode', mode); set('steal', steal); set('if-available', false); set('timeout', '');
+    const before = panel.querySelectorAll('[data-testid="request-entry"]').length;
+    panel.querySelector('[data-testid="request"]').click();
+    return Math.max(before, ...[...panel.querySelectorAll('[data-testid="request-entry"]')].map((li) => Number(li.dataset.requestId)));
+  }, { name, mode, steal });
+}
+
+const entryState = (tab, id) => until(tab, (i) => document.querySelector(`[data-testid="tab-controls"] [data-request-id="${i}"]`)?.dataset.state, id, `request ${id} has a state`);
+async function waitEntry(tab, id, state) {
+  await until(tab, ([i, s]) => document.querySelector(`[data-testid="tab-controls"] [data-request-id="${i}"]`)?.dataset.state === s, [id, state], `${tab.name}: request ${id} is ${state}`);
+}
+
+/** The timeline as this tab draws it: lanes, bars and marks from the DOM's data attributes. */
+const readTimeline = (tab) => tab.evaluate(() => ({
+  lanes: [...document.querySelectorAll('[data-testid="timeline-lane"]')].map((el) => ({ lane: el.dataset.lane, ended: el.dataset.ended })),
+  bars: [...document.querySelectorAll('[data-testid="timeline-bar"]')].map((el) => ({ ...el.dataset })),
+  marks: [...document.querySelectorAll('[data-testid="timeline-mark"]')].map((el) => ({ ...el.dataset })),
+}));
+
+/** The per-name queue: holders and waiters (in queue order) of one lock name. */
+const readQueue = (tab, lock) => tab.evaluate((name) => {
+  const queue = [...document.querySelectorAll('[data-testid="queue"]')].find((el) => el.dataset.lock === name);
+  return queue ? {
+    holders: [...queue.querySelectorAll('[data-testid="queue-holder"]')].map((el) => el.dataset.context),
+    waiters: [...queue.querySelectorAll('[data-testid="queue-waiter"]')].map((el) => el.dataset.context),
+  } : null;
+}, lock);
+
+const insecureBase = (server) => {
+  expect(server.insecureUrls.length, 'the demo server listens on this machine\'s non-loopback address (the insecure origin); `hostname -I` shows none here').toBeGreaterThan(0);
+  return server.insecureUrls[0];
+};
+
+test.describe('the demo on an insecure origin', () => {
+  test.describe.configure({ mode: 'serial', timeout: 120_000 });
+  let server;
+  let session;
+  const engine = 'chromium';
+  const shot = (tab, name) => tab.screenshot(path.join(SCREENSHOTS, `${engine}-${name}.png`));
+
+  test.beforeAll(async ({ browser }) => {
+    server = await startDemoServer({ port: 0 });
+    session = chromiumSession(browser, { width: 1280, height: 900 });
+  });
+  test.afterAll(async () => {
+    await session?.close();
+    await server?.close();
+  });
+
+  test('the printed insecure URL is this machine\'s own address, and its page runs the polyfill by itself', async () => {
+    expect(new URL(insecureBase(server)).hostname).toBe(lanAddresses()[0]);
+    const tab = await openDemo(session, insecureBase(server));
+    expect(await tab.evaluate(() => isSecureContext)).toBe(false);
+    const status = await until(tab, () => {
+      const el = document.querySelector('[data-testid="implementation"]');
+      return el.dataset.hub === 'connected' && { kind: el.dataset.kind, text: el.textContent };
+    }, null, 'the polyfill\'s hub is connected');
+    expect(status.kind).toBe('polyfill');
+    expect(status.text).toContain('native locks absent here');
+    expect(tab.name).toBe('Tab 1');
+    await tab.close();
+  });
+
+  test('a steal, a closed tab and a crashed tab leave their marks on the timeline, and the lock moves on in queue order', async () => {
+    const url = insecureBase(server);
+    // Tab 1 was the previous test's (closed): names are never reused, so these are Tab 2 to Tab 5.
+    const [observer, waiter1, waiter2, stealer] = [await openDemo(session, url), await openDemo(session, url), await openDemo(session, url), await openDemo(session, url)];
+    expect([observer, waiter1, waiter2, stealer].map((t) => t.name)).toEqual(['Tab 2', 'Tab 3', 'Tab 4', 'Tab 5']);
+
+    const held = await request(observer);
+    await waitEntry(observer, held, 'held');
+    const first = await request(waiter1);
+    await waitEntry(waiter1, first, 'pending');
+    // Queue one at a time, each once the queue view shows the previous one waiting: the order is known.
+    await until(observer, () => document.querySelectorAll('[data-testid="queue"][data-lock="resource"] [data-testid="queue-waiter"]').length === 1, null, 'one waiter queued');
+    const second = await request(waiter2);
+    await waitEntry(waiter2, second, 'pending');
+    await until(observer, () => document.querySelectorAll('[data-testid="queue"][data-lock="resource"] [data-testid="queue-waiter"]').length === 2, null, 'two waiters queued');
+    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 2'], waiters: ['Tab 3', 'Tab 4'] });
+    await shot(observer, '1-queue');
+
+    // Tab 5 steals: Tab 2's request is rejected (AbortError), the queue stays as it was.
+    const stolen = await request(stealer, { steal: true });
+    await waitEntry(stealer, stolen, 'held');
+    await waitEntry(observer, held, 'stolen');
+    await until(observer, () => [...document.querySelectorAll('[data-testid="timeline-mark"]')].some((m) => m.dataset.kind === 'steal' && m.dataset.lane === 'Tab 5'),
+      null, 'the steal mark on Tab 5\'s lane');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 5', null, 'Tab 5 holds resource');
+    let timeline = await readTimeline(observer);
+    expect(timeline.marks).toEqual(expect.arrayContaining([
+      expect.objectContaining({ lane: 'Tab 5', kind: 'steal', lock: 'resource' }),
+      expect.objectContaining({ lane: 'Tab 2', kind: 'stolen', lock: 'resource' }),
+    ]));
+    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 5'], waiters: ['Tab 3', 'Tab 4'] });
+    await shot(observer, '2-after-steal');
+
+    // Tab 5 closes (pagehide: it says goodbye): the first in the queue, Tab 3, gets the lock.
+    await stealer.close();
+    await waitEntry(waiter1, first, 'held');
+    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 5"]')?.dataset.ended === 'closed', null, 'Tab 5\'s lane ends "closed"');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 3', null, 'Tab 3 holds resource');
+    await shot(observer, '3-after-close');
+
+    // Tab 3 crashes (no pagehide, no goodbye): the lock manager frees its lock and Tab 4 gets it.
+    await waiter1.crash();
+    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 3"]')?.dataset.ended === 'crashed',
+      null, 'Tab 3\'s lane ends "crashed"', CRASH_DETECTION_TIMEOUT);
+    await waitEntry(waiter2, second, 'held');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 4', null, 'Tab 4 holds resource');
+    // The bars close once the observer re-reads after the crash.
+    await until(observer, () => {
+      const bars = [...document.querySelectorAll('[data-testid="timeline-bar"][data-lock="resource"][data-status="held"]')];
+      return bars.some((b) => b.dataset.lane === 'Tab 4' && b.dataset.open === 'true') && !bars.some((b) => b.dataset.lane === 'Tab 3' && b.dataset.open === 'true');
+    }, null, 'Tab 4\'s held bar open, Tab 3\'s closed');
+    await shot(observer, '4-after-crash');
+
+    timeline = await readTimeline(observer);
+    expect(timeline.lanes).toEqual(expect.arrayContaining([
+      { lane: 'Tab 5', ended: 'closed' }, { lane: 'Tab 3', ended: 'crashed' }, { lane: 'Tab 4', ended: '' }, { lane: 'Tab 2', ended: '' },
+    ]));
+    expect(timeline.marks).toEqual(expect.arrayContaining([
+      expect.objectContaining({ lane: 'Tab 5', kind: 'closed' }), expect.objectContaining({ lane: 'Tab 3', kind: 'crashed' }),
+    ]));
+    // Who held resource, in the order they got it: Tab 2, Tab 5 (the steal), Tab 3, Tab 4 (FIFO).
+    const heldOrder = timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'held')
+      .sort((a, b) => Number(a.start) - Number(b.start)).map((b) => b.lane);
+    expect(heldOrder).toEqual(['Tab 2', 'Tab 5', 'Tab 3', 'Tab 4']);
+    // Waiting bars of both waiters were drawn while they queued.
+    expect(timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'pending').map((b) => b.lane)).toEqual(expect.arrayContaining(['Tab 3', 'Tab 4']));
+
+    // A new tab gets a new name: numbers of closed and crashed tabs are not reused.
+    const late = await openDemo(session, url);
+    expect(late.name).toBe('Tab 6');
+    for (const tab of [observer, waiter2, late]) expect(tab.errors).toEqual([]);
+    await late.close();
+    await waiter2.close();
+    session.observer = observer;
+  });
+
+  test('the refresh race in slow motion: the others queue on the lock while one tab refreshes, and exactly one refresh runs', async () => {
+    const url = insecureBase(server);
+    const tabs = [session.observer, await openDemo(session, url), await openDemo(session, url)];
+    const [starter] = tabs;
+    await starter.front();
+    await starter.evaluate(() => {
+      document.querySelector('[data-testid="race-use-lock"]').checked = true;
+      document.querySelector('[data-testid="race-slow"]').checked = true;
+      document.querySelector('[data-testid="race-run"]').click();
+    });
+    // While the first refresh is in flight (2.5 s), the other two wait in the lock's queue.
+    const queued = await until(starter, () => {
+      const queue = document.querySelector('[data-testid="queue"][data-lock="refresh-token"]');
+      const waiters = queue ? queue.querySelectorAll('[data-testid="queue-waiter"]').length : 0;
+      return waiters === 2 && waiters;
+    }, null, 'two tabs waiting for refresh-token in the queue view');
+    expect(queued).toBe(2);
+    await shot(starter, '5-race-queue');
+    const summary = await until(starter, () => {
+      const el = document.querySelector('[data-testid="race-summary"]');
+      return el.dataset.outcomes === '3' && el.querySelectorAll('[data-testid="race-outcome"]').length === 3 && el.dataset.refreshesReceived && { ...el.dataset };
+    }, null, 'all three outcomes and the server\'s count', 20_000);
+    expect(summary.refreshesReceived).toBe('1');
+    expect(summary.revoked).toBe('false');
+    for (const tab of tabs) {
+      expect(await until(tab, () => document.querySelector('[data-testid="race-own"]').dataset.apiStatus, null, 'this tab\'s API status')).toBe('200');
+      expect(tab.errors).toEqual([]);
+    }
+    const timeline = await readTimeline(starter);
+    expect(timeline.bars.filter((b) => b.lock === 'refresh-token' && b.status === 'pending').length).toBeGreaterThanOrEqual(2);
+    await shot(starter, '6-race-done');
+    for (const tab of tabs) await tab.close();
+  });
+
+  test('at phone width (390 px) nothing overflows sideways', async ({ browser }) => {
+    const phone = chromiumSession(browser, { width: 390, height: 844 });
+    try {
+      const url = insecureBase(server);
+      const [a, b] = [await openDemo(phone, url), await openDemo(phone, url)];
+      const id = await request(a, { name: 'a-rather-long-lock-name-for-a-phone' });
+      await waitEntry(a, id, 'held');
+      await waitEntry(b, await request(b, { name: 'a-rather-long-lock-name-for-a-phone' }), 'pending');
+      await until(a, () => document.querySelectorAll('[data-testid="lock-row"]').length === 2, null, 'both rows in the table');
+      await a.front();
+      const widths = await a.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: innerWidth }));
+      expect(widths.page, 'the page is no wider than the phone').toBeLessThanOrEqual(widths.viewport);
+      await a.screenshot(path.join(SCREENSHOTS, `${engine}-7-phone.png`));
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
+test('tabs on native locks and on the polyfill get distinct names, and each warns that they are separate lock spaces', async ({ browser }) => {
+  const server = await startDemoServer({ port: 0, host: 'loopback' });
+  const session = chromiumSession(browser, { width: 1280, height: 900 });
+  try {
+    // 127.0.0.1 is a secure context: native locks exist, and ?impl=polyfill forces the polyfill.
+    const native = await openDemo(session, `${server.loopbackUrl}?impl=native`);
+    const polyfill = await openDemo(session, `${server.loopbackUrl}?impl=polyfill`);
+    expect(native.name).not.toBe(polyfill.name);
+    const [a, b] = [await request(native), await request(polyfill)];
+    await waitEntry(native, a, 'held');
+    await waitEntry(polyfill, b, 'held'); // both "exclusive": two lock spaces
+    for (const [tab, other] of [[native, polyfill], [polyfill, native]]) {
+      const warning = await until(tab, () => {
+        const el = document.querySelector('[data-testid="mixed-warning"]');
+        return !el.hidden && { others: el.dataset.others, text: el.textContent };
+      }, null, `${tab.name} warns about the other implementation`);
+      expect(warning.others).toBe(other.name);
+      expect(warning.text).toContain('separate lock spaces');
+    }
+    await polyfill.screenshot(path.join(SCREENSHOTS, 'chromium-8-mixed-warning.png'));
+  } finally {
+    await session.close();
+    await server.close();
+  }
+});
+
+test('a taken port is reported in one plain sentence, not a stack trace', async () => {
+  const holder = net.createServer();
+  await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address();
+  try {
+    const child = spawn(process.execPath, [path.join(root, 'scripts/serve.mjs')], { env: { ...process.env, PORT: String(port), HOST: 'loopback' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`The demo server cannot start: port ${port} is already in use on 127.0.0.1 (is another demo server still running?). `
+      + 'Stop it, or pick other ports: PORT=8300 bash scripts/demo.sh (PORT=0: any free ports).');
+  } finally {
+    holder.close();
+  }
+});
