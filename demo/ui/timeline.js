@@ -5,7 +5,7 @@ import { h } from './dom.js';
 
 const WINDOW_MS = 60_000;
 const MIN_SPAN_MS = 10_000;
-const MARK_GLYPHS = { steal: '⚡', stolen: '✂', aborted: '⊘', timeout: '⏱', closed: '⏏', crashed: '✖', terminated: '✖' };
+const MARK_GLYPHS = { steal: '⚡', stolen: '✂', aborted: '⊘', timeout: '◔', closed: '⏏', crashed: '✖', terminated: '✖' };
 const MARK_LABELS = { steal: 'steal', stolen: 'stolen', aborted: 'abort', timeout: 'timeout', closed: 'closed', crashed: 'crashed', terminated: 'terminated' };
 
 export function createTimelineView({ timeline, selfName }) {

@@ -5,12 +5,14 @@
 // layout. Every tab is driven through evaluate() on the page's own DOM (no engine-specific
 // locators), so the same steps run wherever a tab offers evaluate, close and a screenshot.
 // Each step waits for what the page shows, never for a fixed time.
+// Runs in Chromium and Firefox (support/demo-sessions.js; DEMO_ENGINE=firefox with today's config).
 // Screenshots: test-results/demo-timeline/<engine>-*.png (or $DEMO_SCREENSHOT_DIR)
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
+import { launchEngine } from './support/demo-sessions.js';
 import { startDemoServer, lanAddresses } from '../../scripts/serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,33 +20,10 @@ const SCREENSHOTS = process.env.DEMO_SCREENSHOT_DIR ?? path.join(root, 'test-res
 // The polyfill notices a crashed tab by its hub's liveness check, not at once as the browser does.
 const CRASH_DETECTION_TIMEOUT = 25_000;
 
-/** Chromium through Playwright: a session is a browser context (its own storage and hub). */
-function chromiumSession(browser, viewport) {
-  let context;
-  return {
-    engine: 'chromium',
-    async open(url) {
-      context ??= await browser.newContext({ viewport });
-      const page = await context.newPage();
-      const errors = [];
-      page.on('pageerror', (error) => errors.push(String(error)));
-      await page.goto(url);
-      return {
-        errors,
-        evaluate: (fn, arg) => page.evaluate(fn, arg),
-        close: () => page.close({ runBeforeUnload: false }),
-        front: () => page.bringToFront(),
-        screenshot: (file) => page.screenshot({ path: file, fullPage: true }),
-        async crash() { // a renderer crash: no pagehide, no goodbye
-          const crashed = new Promise((resolve) => page.once('crash', resolve));
-          (await context.newCDPSession(page)).send('Page.crash').catch(() => {});
-          await crashed;
-        },
-      };
-    },
-    close: () => context?.close(),
-  };
-}
+// The engine: the Playwright project's name where it names one (chromium, firefox), else
+// $DEMO_ENGINE, else chromium.
+const ENGINES = ['chromium', 'firefox'];
+const engineName = () => [test.info().project.name, process.env.DEMO_ENGINE].find((name) => ENGINES.includes(name)) ?? 'chromium';
 
 /** Polls fn(arg) in the tab until it returns something truthy; returns it. */
 async function until(tab, fn, arg, label, timeout = 15_000) {
@@ -109,16 +88,20 @@ const insecureBase = (server) => {
 test.describe('the demo on an insecure origin', () => {
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
   let server;
+  let browser;
   let session;
-  const engine = 'chromium';
+  let engine;
   const shot = (tab, name) => tab.screenshot(path.join(SCREENSHOTS, `${engine}-${name}.png`));
 
-  test.beforeAll(async ({ browser }) => {
+  test.beforeAll(async () => {
+    engine = engineName();
     server = await startDemoServer({ port: 0 });
-    session = chromiumSession(browser, { width: 1280, height: 900 });
+    browser = await launchEngine(engine);
+    session = await browser.newSession({ width: 1280, height: 900 });
   });
   test.afterAll(async () => {
     await session?.close();
+    await browser?.close();
     await server?.close();
   });
 
@@ -246,8 +229,8 @@ test.describe('the demo on an insecure origin', () => {
     for (const tab of tabs) await tab.close();
   });
 
-  test('at phone width (390 px) nothing overflows sideways', async ({ browser }) => {
-    const phone = chromiumSession(browser, { width: 390, height: 844 });
+  test('at phone width (390 px) nothing overflows sideways', async () => {
+    const phone = await browser.newSession({ width: 390, height: 844 });
     try {
       const url = insecureBase(server);
       const [a, b] = [await openDemo(phone, url), await openDemo(phone, url)];
@@ -265,9 +248,11 @@ test.describe('the demo on an insecure origin', () => {
   });
 });
 
-test('tabs on native locks and on the polyfill get distinct names, and each warns that they are separate lock spaces', async ({ browser }) => {
+test('tabs on native locks and on the polyfill get distinct names, and each warns that they are separate lock spaces', async () => {
+  const engine = engineName();
   const server = await startDemoServer({ port: 0, host: 'loopback' });
-  const session = chromiumSession(browser, { width: 1280, height: 900 });
+  const browser = await launchEngine(engine);
+  const session = await browser.newSession({ width: 1280, height: 900 });
   try {
     // 127.0.0.1 is a secure context: native locks exist, and ?impl=polyfill forces the polyfill.
     const native = await openDemo(session, `${server.loopbackUrl}?impl=native`);
@@ -284,9 +269,10 @@ test('tabs on native locks and on the polyfill get distinct names, and each warn
       expect(warning.others).toBe(other.name);
       expect(warning.text).toContain('separate lock spaces');
     }
-    await polyfill.screenshot(path.join(SCREENSHOTS, 'chromium-8-mixed-warning.png'));
+    await polyfill.screenshot(path.join(SCREENSHOTS, `${engine}-8-mixed-warning.png`));
   } finally {
     await session.close();
+    await browser.close();
     await server.close();
   }
 });
