@@ -116,14 +116,14 @@ test.describe('the demo on an insecure origin', () => {
     expect(status.kind).toBe('polyfill');
     expect(status.text).toContain('native locks absent here');
     expect(tab.name).toBe('Tab 1');
-    await tab.close();
+    session.first = tab; // the observer of the next test (the hub runs in its process: it started it)
   });
 
   test('a steal, a closed tab and a crashed tab leave their marks on the timeline, and the lock moves on in queue order', async () => {
     const url = insecureBase(server);
-    // Tab 1 was the previous test's (closed): names are never reused, so these are Tab 2 to Tab 5.
-    const [observer, waiter1, waiter2, stealer] = [await openDemo(session, url), await openDemo(session, url), await openDemo(session, url), await openDemo(session, url)];
-    expect([observer, waiter1, waiter2, stealer].map((t) => t.name)).toEqual(['Tab 2', 'Tab 3', 'Tab 4', 'Tab 5']);
+    const observer = session.first;
+    const [waiter1, waiter2, stealer] = [await openDemo(session, url), await openDemo(session, url), await openDemo(session, url)];
+    expect([observer, waiter1, waiter2, stealer].map((t) => t.name)).toEqual(['Tab 1', 'Tab 2', 'Tab 3', 'Tab 4']);
 
     const held = await request(observer);
     await waitEntry(observer, held, 'held');
@@ -134,61 +134,61 @@ test.describe('the demo on an insecure origin', () => {
     const second = await request(waiter2);
     await waitEntry(waiter2, second, 'pending');
     await until(observer, () => document.querySelectorAll('[data-testid="queue"][data-lock="resource"] [data-testid="queue-waiter"]').length === 2, null, 'two waiters queued');
-    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 2'], waiters: ['Tab 3', 'Tab 4'] });
+    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 1'], waiters: ['Tab 2', 'Tab 3'] });
     await shot(observer, '1-queue');
 
-    // Tab 5 steals: Tab 2's request is rejected (AbortError), the queue stays as it was.
+    // Tab 4 steals: Tab 1's request is rejected (AbortError), the queue stays as it was.
     const stolen = await request(stealer, { steal: true });
     await waitEntry(stealer, stolen, 'held');
     await waitEntry(observer, held, 'stolen');
-    await until(observer, () => [...document.querySelectorAll('[data-testid="timeline-mark"]')].some((m) => m.dataset.kind === 'steal' && m.dataset.lane === 'Tab 5'),
-      null, 'the steal mark on Tab 5\'s lane');
-    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 5', null, 'Tab 5 holds resource');
+    await until(observer, () => [...document.querySelectorAll('[data-testid="timeline-mark"]')].some((m) => m.dataset.kind === 'steal' && m.dataset.lane === 'Tab 4'),
+      null, 'the steal mark on Tab 4\'s lane');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 4', null, 'Tab 4 holds resource');
     let timeline = await readTimeline(observer);
     expect(timeline.marks).toEqual(expect.arrayContaining([
-      expect.objectContaining({ lane: 'Tab 5', kind: 'steal', lock: 'resource' }),
-      expect.objectContaining({ lane: 'Tab 2', kind: 'stolen', lock: 'resource' }),
+      expect.objectContaining({ lane: 'Tab 4', kind: 'steal', lock: 'resource' }),
+      expect.objectContaining({ lane: 'Tab 1', kind: 'stolen', lock: 'resource' }),
     ]));
-    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 5'], waiters: ['Tab 3', 'Tab 4'] });
+    expect(await readQueue(observer, 'resource')).toEqual({ holders: ['Tab 4'], waiters: ['Tab 2', 'Tab 3'] });
     await shot(observer, '2-after-steal');
 
-    // Tab 5 closes (pagehide: it says goodbye): the first in the queue, Tab 3, gets the lock.
+    // Tab 4 closes (pagehide: it says goodbye): the first in the queue, Tab 2, gets the lock.
     await stealer.close();
     await waitEntry(waiter1, first, 'held');
-    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 5"]')?.dataset.ended === 'closed', null, 'Tab 5\'s lane ends "closed"');
-    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 3', null, 'Tab 3 holds resource');
+    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 4"]')?.dataset.ended === 'closed', null, 'Tab 4\'s lane ends "closed"');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 2', null, 'Tab 2 holds resource');
     await shot(observer, '3-after-close');
 
-    // Tab 3 crashes (no pagehide, no goodbye): the lock manager frees its lock and Tab 4 gets it.
+    // Tab 2 crashes (no pagehide, no goodbye): the lock manager frees its lock and Tab 3 gets it.
     await waiter1.crash();
-    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 3"]')?.dataset.ended === 'crashed',
-      null, 'Tab 3\'s lane ends "crashed"', CRASH_DETECTION_TIMEOUT);
+    await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 2"]')?.dataset.ended === 'crashed',
+      null, 'Tab 2\'s lane ends "crashed"', CRASH_DETECTION_TIMEOUT);
     await waitEntry(waiter2, second, 'held');
-    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 4', null, 'Tab 4 holds resource');
+    await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 3', null, 'Tab 3 holds resource');
     // The bars close once the observer re-reads after the crash.
     await until(observer, () => {
       const bars = [...document.querySelectorAll('[data-testid="timeline-bar"][data-lock="resource"][data-status="held"]')];
-      return bars.some((b) => b.dataset.lane === 'Tab 4' && b.dataset.open === 'true') && !bars.some((b) => b.dataset.lane === 'Tab 3' && b.dataset.open === 'true');
-    }, null, 'Tab 4\'s held bar open, Tab 3\'s closed');
+      return bars.some((b) => b.dataset.lane === 'Tab 3' && b.dataset.open === 'true') && !bars.some((b) => b.dataset.lane === 'Tab 2' && b.dataset.open === 'true');
+    }, null, 'Tab 3\'s held bar open, Tab 2\'s closed');
     await shot(observer, '4-after-crash');
 
     timeline = await readTimeline(observer);
     expect(timeline.lanes).toEqual(expect.arrayContaining([
-      { lane: 'Tab 5', ended: 'closed' }, { lane: 'Tab 3', ended: 'crashed' }, { lane: 'Tab 4', ended: '' }, { lane: 'Tab 2', ended: '' },
+      { lane: 'Tab 4', ended: 'closed' }, { lane: 'Tab 2', ended: 'crashed' }, { lane: 'Tab 3', ended: '' }, { lane: 'Tab 1', ended: '' },
     ]));
     expect(timeline.marks).toEqual(expect.arrayContaining([
-      expect.objectContaining({ lane: 'Tab 5', kind: 'closed' }), expect.objectContaining({ lane: 'Tab 3', kind: 'crashed' }),
+      expect.objectContaining({ lane: 'Tab 4', kind: 'closed' }), expect.objectContaining({ lane: 'Tab 2', kind: 'crashed' }),
     ]));
-    // Who held resource, in the order they got it: Tab 2, Tab 5 (the steal), Tab 3, Tab 4 (FIFO).
+    // Who held resource, in the order they got it: Tab 1, Tab 4 (the steal), Tab 2, Tab 3 (FIFO).
     const heldOrder = timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'held')
       .sort((a, b) => Number(a.start) - Number(b.start)).map((b) => b.lane);
-    expect(heldOrder).toEqual(['Tab 2', 'Tab 5', 'Tab 3', 'Tab 4']);
+    expect(heldOrder).toEqual(['Tab 1', 'Tab 4', 'Tab 2', 'Tab 3']);
     // Waiting bars of both waiters were drawn while they queued.
-    expect(timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'pending').map((b) => b.lane)).toEqual(expect.arrayContaining(['Tab 3', 'Tab 4']));
+    expect(timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'pending').map((b) => b.lane)).toEqual(expect.arrayContaining(['Tab 2', 'Tab 3']));
 
     // A new tab gets a new name: numbers of closed and crashed tabs are not reused.
     const late = await openDemo(session, url);
-    expect(late.name).toBe('Tab 6');
+    expect(late.name).toBe('Tab 5');
     for (const tab of [observer, waiter2, late]) expect(tab.errors).toEqual([]);
     await late.close();
     await waiter2.close();

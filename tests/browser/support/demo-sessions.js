@@ -7,7 +7,8 @@
 //             to the tab's content process (with Fission each tab of an origin gets its own,
 //             found as the content process that appeared when the tab opened)
 // Browsers are never downloaded.
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -99,7 +100,10 @@ function remember(page) {
     errors,
     evaluate: (fn, arg) => page.evaluate(fn, arg),
     front: () => page.bringToFront(),
-    screenshot: (file) => page.screenshot({ path: file, fullPage: true }),
+    screenshot: (file) => {
+      mkdirSync(path.dirname(file), { recursive: true });
+      return page.screenshot({ path: file, fullPage: true });
+    },
   };
 }
 
@@ -110,7 +114,8 @@ function processes() {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      // Forked content processes rewrite their command line as one string: split on NULs and spaces.
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split(/[\0 ]/).filter(Boolean);
       list.push({ pid: Number(entry), ppid, argv });
     } catch { /* it ended meanwhile */ }
   }
