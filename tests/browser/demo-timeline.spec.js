@@ -22,7 +22,7 @@ const CRASH_DETECTION_TIMEOUT = 25_000;
 
 // The engine: the Playwright project's name where it names one (chromium, firefox), else
 // $DEMO_ENGINE, else chromium.
-const ENGINES = ['chromium', 'firefox'];
+const ENGINES = ['chromium', 'firefox', 'webkit'];
 const engineName = () => [test.info().project.name, process.env.DEMO_ENGINE].find((name) => ENGINES.includes(name)) ?? 'chromium';
 
 /** Polls fn(arg) in the tab until it returns something truthy; returns it. */
@@ -91,6 +91,8 @@ test.describe('the demo on an insecure origin', () => {
   let browser;
   let session;
   let engine;
+  let queued = []; // the previous test's tabs still open: [waiter1, waiter2]
+  let queuedIds = []; // their request ids for "resource"
   const shot = (tab, name) => tab.screenshot(path.join(SCREENSHOTS, `${engine}-${name}.png`));
 
   test.beforeAll(async () => {
@@ -119,7 +121,7 @@ test.describe('the demo on an insecure origin', () => {
     session.first = tab; // the observer of the next test (the hub runs in its process: it started it)
   });
 
-  test('a steal, a closed tab and a crashed tab leave their marks on the timeline, and the lock moves on in queue order', async () => {
+  test('a steal and a closed tab leave their marks on the timeline, the lock moves on in queue order, and no name is reused', async () => {
     const url = insecureBase(server);
     const observer = session.first;
     const [waiter1, waiter2, stealer] = [await openDemo(session, url), await openDemo(session, url), await openDemo(session, url)];
@@ -159,6 +161,26 @@ test.describe('the demo on an insecure origin', () => {
     await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 2', null, 'Tab 2 holds resource');
     await shot(observer, '3-after-close');
 
+    const heldSoFar = (await readTimeline(observer)).bars.filter((b) => b.lock === 'resource' && b.status === 'held')
+      .sort((x, y) => Number(x.start) - Number(y.start)).map((b) => b.lane);
+    expect(heldSoFar, 'held by Tab 1, then Tab 4 (the steal), then Tab 2 (first in the queue)').toEqual(['Tab 1', 'Tab 4', 'Tab 2']);
+
+    // A new tab gets a new name: the closed tab's number is not reused.
+    const late = await openDemo(session, url);
+    expect(late.name).toBe('Tab 5');
+    await late.close();
+    for (const tab of [observer, waiter1, waiter2]) expect(tab.errors).toEqual([]);
+    queued = [waiter1, waiter2];
+    queuedIds = [first, second];
+  });
+
+  test('a crashed tab leaves its mark on the timeline, and its lock goes to the next in the queue', async () => {
+    // WebKitWebDriver deletes its session as soon as any page's web process crashes (and with it
+    // every window it drives), so the steps after a crash cannot be driven or looked at there.
+    test.skip(engine === 'webkit', 'WebKitWebDriver ends the whole session when a page\'s process crashes');
+    const observer = session.first;
+    const [waiter1, waiter2] = queued;
+    const [, second] = queuedIds;
     // Tab 2 crashes (no pagehide, no goodbye): the lock manager frees its lock and Tab 3 gets it.
     await waiter1.crash();
     await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 2"]')?.dataset.ended === 'crashed',
@@ -172,7 +194,7 @@ test.describe('the demo on an insecure origin', () => {
     }, null, 'Tab 3\'s held bar open, Tab 2\'s closed');
     await shot(observer, '4-after-crash');
 
-    timeline = await readTimeline(observer);
+    const timeline = await readTimeline(observer);
     expect(timeline.lanes).toEqual(expect.arrayContaining([
       { lane: 'Tab 4', ended: 'closed' }, { lane: 'Tab 2', ended: 'crashed' }, { lane: 'Tab 3', ended: '' }, { lane: 'Tab 1', ended: '' },
     ]));
@@ -186,18 +208,15 @@ test.describe('the demo on an insecure origin', () => {
     // Waiting bars of both waiters were drawn while they queued.
     expect(timeline.bars.filter((b) => b.lock === 'resource' && b.status === 'pending').map((b) => b.lane)).toEqual(expect.arrayContaining(['Tab 2', 'Tab 3']));
 
-    // A new tab gets a new name: numbers of closed and crashed tabs are not reused.
-    const late = await openDemo(session, url);
-    expect(late.name).toBe('Tab 5');
-    for (const tab of [observer, waiter2, late]) expect(tab.errors).toEqual([]);
-    await late.close();
+    for (const tab of [observer, waiter2]) expect(tab.errors).toEqual([]);
     await waiter2.close();
-    session.observer = observer;
+    queued = [];
   });
 
   test('the refresh race in slow motion: the others queue on the lock while one tab refreshes, and exactly one refresh runs', async () => {
     const url = insecureBase(server);
-    const tabs = [session.observer, await openDemo(session, url), await openDemo(session, url)];
+    for (const tab of queued) await tab.close(); // left open where the crash test did not run
+    const tabs = [session.first, await openDemo(session, url), await openDemo(session, url)];
     const [starter] = tabs;
     await starter.front();
     await starter.evaluate(() => {
@@ -206,12 +225,12 @@ test.describe('the demo on an insecure origin', () => {
       document.querySelector('[data-testid="race-run"]').click();
     });
     // While the first refresh is in flight (2.5 s), the other two wait in the lock's queue.
-    const queued = await until(starter, () => {
+    const waiting = await until(starter, () => {
       const queue = document.querySelector('[data-testid="queue"][data-lock="refresh-token"]');
       const waiters = queue ? queue.querySelectorAll('[data-testid="queue-waiter"]').length : 0;
       return waiters === 2 && waiters;
     }, null, 'two tabs waiting for refresh-token in the queue view');
-    expect(queued).toBe(2);
+    expect(waiting).toBe(2);
     await shot(starter, '5-race-queue');
     const summary = await until(starter, () => {
       const el = document.querySelector('[data-testid="race-summary"]');
@@ -230,6 +249,9 @@ test.describe('the demo on an insecure origin', () => {
   });
 
   test('at phone width (390 px) nothing overflows sideways', async () => {
+    // The last test of the group: its session is closed first (WebKitWebDriver runs one session at a time).
+    await session.close();
+    session = null;
     const phone = await browser.newSession({ width: 390, height: 844 });
     try {
       const url = insecureBase(server);
