@@ -28,4 +28,8 @@ node tests/package/run.mjs
 
 step "browser tests (Playwright, Debian's Chromium)"
 npx playwright test -c tests/browser/playwright.config.js
+
+step "the demo on an insecure origin in Firefox ESR and WebKitGTK (its Chromium run is in the step above)"
+DEMO_ENGINE=firefox npx playwright test -c tests/browser/playwright.config.js demo-timeline.spec.js --output=test-results/demo-firefox
+DEMO_ENGINE=webkit xvfb-run -a npx playwright test -c tests/browser/playwright.config.js demo-timeline.spec.js --output=test-results/demo-webkit
 echo; echo "all test steps passed"
