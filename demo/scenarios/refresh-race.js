@@ -119,9 +119,10 @@ export function createRefreshRace({ locks, bus, selfName, onActivity }) {
     summary.replaceChildren(
       h('p', {}, `Round started by ${round.by}, ${round.useLock ? 'with' : 'without'} the lock.`),
       h('ul', {}, outcomes.map((o) => h('li', { dataset: { testid: 'race-outcome', tab: o.tab, refresh: o.refresh } }, `${o.tab}: ${describe(o)}`))),
+      // (replaceChildren would print a null as the text "null")
       stats ? h('p', { class: stats.revoked ? 'bad' : 'good', dataset: { testid: 'race-server' } },
         `Auth server: ${stats.refreshesReceived} refresh request(s) received, ${stats.refreshesAccepted} accepted, ${stats.refreshesRejected} rejected. `,
-        stats.revoked ? 'Session revoked: the user is logged out in every tab.' : 'Session alive.') : null);
+        stats.revoked ? 'Session revoked: the user is logged out in every tab.' : 'Session alive.') : '');
   }
   render();
 
