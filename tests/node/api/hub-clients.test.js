@@ -217,3 +217,73 @@ test('a client whose hello was lost with the hub that died is told by the relaun
   again.release();
   assert.equal((await again.settled).ok, true);
 });
+
+test('a hub that is slow to answer one client (its messages stuck both ways) is not taken for lost: a fresh connection is greeted by the same hub', async (t) => {
+  const space = await lockSpace(t, { DEAD_AFTER: 60_000 });
+  const fast = { HUB_SILENT_AFTER: 100, PROBE_TIMEOUT: 100, CLIENT_CHECK_EVERY: 20, IDENTITY_TIMEOUT: 60_000 };
+  let identityChecks = 0;
+  const connectToHub = () => {
+    const { port1, port2 } = new MessageChannel();
+    space.hub.connect(port2);
+    space.ports.push(port1, port2);
+    return port1;
+  };
+  let stuck = null; // while set: what the hub and the client send each other on the client's first connection waits here
+  let first = true;
+  const backend = new HubBackend(async () => {
+    const { port1, port2 } = new MessageChannel();
+    space.ports.push(port1, port2);
+    const conn = space.hub.connect(port2);
+    if (first) {
+      first = false;
+      const deliver = port2.onmessage;
+      port2.onmessage = (event) => (stuck ? stuck.push(() => deliver(event)) : deliver(event));
+      const send = conn.send.bind(conn);
+      conn.send = (message) => (stuck ? stuck.push(() => send(message)) : send(message));
+    }
+    return port1;
+  }, { clientId: 'slow', log: quiet, liveness: fast, identify: () => { identityChecks++; return connectToHub(); } });
+  const locks = createLockManager(backend);
+  const holder = requestHandle(locks, 'x');
+  await holder.granted;
+  stuck = [];
+  const startedAt = Date.now();
+  await until(() => Date.now() - startedAt > 1000, 'a second of a stuck connection');
+  assert.equal(backend.stats.hubLosses, 0, 'never taken for lost');
+  assert.ok(identityChecks >= 2, `the client checked the hub's identity (${identityChecks} times)`);
+  assert.equal(backend.hubId, 'first');
+  const queued = stuck;
+  stuck = null;
+  for (const deliver of queued) deliver();
+  holder.release();
+  assert.equal((await holder.settled).ok, true, 'the lock was held throughout and released normally');
+  assert.equal(backend.stats.hubLosses, 0);
+});
+
+test('a hub that is gone for good is found lost by identity: the fresh connection that found it is the one the client re-registers on', async (t) => {
+  const space = await lockSpace(t);
+  const fast = { HUB_SILENT_AFTER: 100, PROBE_TIMEOUT: 60_000, CLIENT_CHECK_EVERY: 20, IDENTITY_TIMEOUT: 60_000 };
+  const connectToHub = () => {
+    const { port1, port2 } = new MessageChannel();
+    space.hub.connect(port2);
+    space.ports.push(port1, port2);
+    space.hubPorts.push(port2);
+    return port1;
+  };
+  let connects = 0;
+  const backend = new HubBackend(async () => { connects++; return connectToHub(); }, { clientId: 'a', log: quiet, liveness: fast, identify: connectToHub });
+  const locks = createLockManager(backend);
+  const holder = requestHandle(locks, 'x');
+  await holder.granted;
+  // The hub dies silently (Firefox: its port goes quiet); the next connection starts a new one.
+  await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+  await until(() => backend.hubId === 'second', 'the client is on the new hub', 5_000);
+  assert.equal(backend.stats.hubLosses, 1);
+  assert.equal(connects, 1, 'no reconnect by timeout: the identity check\'s connection was kept');
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await locks.query();
+  assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']]);
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+});
