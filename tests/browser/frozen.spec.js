@@ -63,11 +63,16 @@ test('a tab whose process is stopped (SIGSTOP: page and sentinel silent) is decl
   const a = await openTab('plain.html?coi');
   // Its process: the renderer that burns the CPU while the page runs a 600 ms busy loop.
   const cpu = (pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0).split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
-  const pids = [...rendererPids()];
-  const before = new Map(pids.map((pid) => [pid, cpu(pid)]));
-  await a.evaluate(() => { const end = performance.now() + 1000; while (performance.now() < end) { /* busy */ } });
-  const burnt = pids.map((pid) => [pid, cpu(pid) - before.get(pid)]).sort((x, y) => y[1] - x[1]);
-  expect(burnt[0][1], 'one renderer ran the busy loop (clock ticks)').toBeGreaterThan(2 * (burnt[1]?.[1] ?? 0) + 10);
+  // On a machine busy with other work the margin may be unclear once: up to three tries.
+  let burnt;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const pids = [...rendererPids()];
+    const before = new Map(pids.map((pid) => [pid, cpu(pid)]));
+    await a.evaluate(() => { const end = performance.now() + 1000; while (performance.now() < end) { /* busy */ } });
+    burnt = pids.map((pid) => [pid, cpu(pid) - before.get(pid)]).sort((x, y) => y[1] - x[1]);
+    if (burnt[0][1] > 2 * (burnt[1]?.[1] ?? 0) + 10) break;
+  }
+  expect(burnt[0][1], `one renderer ran the busy loop (clock ticks: ${JSON.stringify(burnt)})`).toBeGreaterThan(2 * (burnt[1]?.[1] ?? 0) + 10);
   const fresh = [burnt[0][0]];
   const held = await call(a, 'request', 'frozen');
   await call(a, 'granted', held);
