@@ -13,6 +13,7 @@
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, isHubMessage,
 } from '../hub/protocol.js';
+import { PendingQueries } from './snapshot-pieces.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
 // "When a live context loses a lock").
@@ -34,6 +35,8 @@ export class HubBackend {
   constructor(connect, options = {}) {
     this.connectPort = connect;
     this.clientId = options.clientId ?? randomClientId();
+    // A secret of this context: a hello on a new port with it resumes our connection at a live hub.
+    this.key = randomClientId();
     this.liveness = { ...LIVENESS, ...options.liveness };
     this.log = options.log ?? ((level, text) => (console[level] ?? console.log).call(console, `[weblocks] ${text}`));
     this.now = options.now ?? (() => performance.now());
@@ -46,7 +49,7 @@ export class HubBackend {
     this.asleep = false;        // between pagehide (bfcache) and pageshow
     this.records = new Map();   // token -> { name, mode, wait, listener, state, seq }
     this.aborts = new Map();    // token -> resolve(boolean)
-    this.queries = new Map();   // call -> { resolve, reject }
+    this.queries = new PendingQueries(this.now); // query() answers, in pieces
     this.nextToken = 0;
     this.nextCall = 0;
     this.lastHeard = this.now();
@@ -107,7 +110,7 @@ export class HubBackend {
     if (this.failure !== null) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       const call = ++this.nextCall;
-      this.queries.set(call, { resolve, reject });
+      this.queries.add(call, resolve, reject);
       this.send({ t: C.query, call });
       this.watch();
     });
@@ -140,10 +143,13 @@ export class HubBackend {
   attach(port, lostHub) {
     if (this.port !== null) {
       this.port.onmessage = null;
+      this.port.onmessageerror = null;
       try { this.port.close(); } catch { /* gone */ }
     }
     this.port = port;
     port.onmessage = this.onMessage;
+    // An answer that cannot be deserialized is lost: a query waiting for it must not wait forever.
+    port.onmessageerror = () => this.undeliverable();
     port.start?.();
     this.lastHeard = this.now();
     this.probe = null;
@@ -159,12 +165,12 @@ export class HubBackend {
   freshHello() {
     const port = this.port;
     this.lastLostHub = null;
-    port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub: null, reclaim: [] });
+    port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
     this.helloEntries = [];
     this.helloAtCall = this.nextCall;
     for (const [token, r] of this.records) port.postMessage({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
     for (const [token] of this.aborts) port.postMessage({ t: C.abort, token });
-    for (const [call] of this.queries) port.postMessage({ t: C.query, call });
+    for (const call of this.queries.keys()) { this.queries.restart(call); port.postMessage({ t: C.query, call }); }
   }
 
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
@@ -213,10 +219,10 @@ export class HubBackend {
     this.lastLostHub = lostHub;
     this.helloAtCall = this.nextCall;
     this.port.postMessage({
-      t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, lostHub, reclaim: this.helloEntries,
+      t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub, reclaim: this.helloEntries,
     });
     // Queries and aborts whose answer was lost: ask again (aborts: the request is re-registered).
-    for (const [call] of this.queries) this.port.postMessage({ t: C.query, call });
+    for (const call of this.queries.keys()) { this.queries.restart(call); this.port.postMessage({ t: C.query, call }); }
     for (const [token] of this.aborts) this.port.postMessage({ t: C.abort, token });
   }
 
@@ -238,7 +244,7 @@ export class HubBackend {
         // clientIds are public (query() shows them): another connection may have taken ours.
         // Take a new one rather than give up.
         if (m.reason === 'clientId' && this.clientIdRetries++ < 5) return this.retryHello();
-        return this.fail(new DOMException(m.message, 'NotSupportedError'));
+        return this.fail(new DOMException(m.message, m.reason === 'quota' ? 'QuotaExceededError' : 'NotSupportedError'));
       case H.granted:
         if (record === undefined || record.state === HELD) return;
         record.state = HELD;
@@ -268,13 +274,12 @@ export class HubBackend {
         resolve(m.removed);
         return this.idle();
       }
-      case H.snapshot: {
-        const query = this.queries.get(m.call);
-        if (query === undefined) return;
-        this.queries.delete(m.call);
-        query.resolve({ held: m.held, pending: m.pending });
-        return this.idle();
-      }
+      case H.snapshot:
+        if (this.queries.piece(m)) this.idle();
+        return undefined;
+      case H.queryFailed:
+        if (this.queries.fail(m.call, new DOMException(String(m.message), String(m.name)))) this.idle();
+        return undefined;
       case H.dead: return this.declaredDead();
       case H.hub: return this.greeted(m);
       case H.unregistered: return this.unregisteredHere(m);
@@ -348,8 +353,7 @@ export class HubBackend {
     }
     for (const [, resolve] of this.aborts) resolve(false);
     this.aborts.clear();
-    for (const [, query] of this.queries) query.reject(error);
-    this.queries.clear();
+    this.queries.failAll(error);
     this.outbox = [];
     for (const port of this.unwelcomedAdopts.splice(0)) refusePort(port, error);
     this.idle();
@@ -370,7 +374,16 @@ export class HubBackend {
     }
   }
 
+  /** A message from the hub could not be deserialized (which one is not known): queries reject. */
+  undeliverable() {
+    this.log('warn', 'a message from the lock hub could not be deserialized');
+    this.queries.failAll(new DOMException('The answer of the lock hub to query() could not be delivered to this context.', 'DataCloneError'));
+    this.idle();
+  }
+
   check() {
+    // A query whose answer stopped coming rejects (the answer was lost, or the hub is stuck).
+    if (this.queries.size > 0 && this.queries.expire(this.liveness.QUERY_TIMEOUT ?? LIMITS.queryTimeout)) this.idle();
     // Nothing outstanding any more: stop checking (here rather than on every release, so that a
     // context that requests again at once keeps its timer).
     if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) return this.idle();
@@ -446,6 +459,7 @@ export class HubBackend {
     this.probe = null;
     if (old !== null) {
       old.onmessage = null;
+      old.onmessageerror = null;
       try { old.close(); } catch { /* gone */ }
     }
     this.stats.reconnects++;

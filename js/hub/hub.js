@@ -9,6 +9,10 @@ import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel } from './sentinels.js';
+import { FairInbox } from './fair-inbox.js';
+import { Quota, requestCost, MESSAGE_COST } from './quota.js';
+import { cutSnapshot } from './snapshot-pieces.js';
+import { resume } from './resume.js';
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -25,6 +29,10 @@ class Connection {
     this.children = new Set();
     this.client = null;       // engine client handle, once registered
     this.clientId = null;
+    this.key = null;          // the context's secret (hello): lets it resume this connection over a new port
+    this.bytes = 0;           // charged to this connection (quota.js)
+    this.queries = 0;         // queries waiting to be answered
+    this.helloQueued = 0;     // hellos filed in the inbox, not handled yet
     this.tokens = new Map();  // token -> { id, state, entry }
     this.tokenOfId = new Map(); // engine id -> token
     this.maxToken = 0;
@@ -61,6 +69,10 @@ export class Hub {
     this.logger = options.log ?? defaultLog;
     this.liveness = { ...LIVENESS, ...options.liveness };
     this.connections = new Set();
+    this.quota = new Quota(options.limits);
+    this.inbox = new FairInbox((conn, item) => this.handle(conn, item), {
+      now: this.now, overflow: (conn) => this.overflowed(conn), ...options.fairness,
+    });
     this.clientIds = new Map(); // clientId -> live Connection
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
     this.orderTimer = null;     // pending batch of queue order
@@ -114,28 +126,80 @@ export class Hub {
 
   // ---- receiving ----
 
+  /**
+   * A message arrived. What can never wait is done here (probes, pongs, releases: an honest probe or
+   * release is never stuck behind another connection's backlog); what would make the hub keep
+   * memory is charged to the connection or refused (quota.js); the rest is filed in the
+   * connection's inbox and handled in its fair turn (fair-inbox.js).
+   */
   receive(conn, event) {
-    if (conn.gone) return;
+    if (conn.gone) return undefined;
     conn.lastSeen = this.now();
     const message = event.data;
     const problem = validateClientMessage(message);
     if (problem !== null) return this.reject(conn, problem, message);
+    if (message.t === C.pong) return undefined;
+    if (message.t === C.probe) {
+      // A hello still waiting in this connection's inbox counts as registered: it will be.
+      if (conn.client === null && !conn.dead && conn.helloQueued === 0) return this.unregistered(conn, message, event);
+      return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
+    }
+    if (message.t === C.release && conn.client !== null) return this.handle(conn, { message, ports: null, cost: 0 });
+    if (message.t === C.hello) conn.helloQueued++;
+    let cost = MESSAGE_COST;
+    if (message.t === C.request) {
+      cost = requestCost(message.name);
+      if (!this.quota.fits(conn, cost, this.connections.size)) {
+        return conn.send({ t: H.failed, token: message.token, name: 'QuotaExceededError', message: this.quotaMessage(conn) });
+      }
+    } else if (message.t === C.query) {
+      if (conn.queries >= LIMITS.queriesPerClient) {
+        return conn.send({ t: H.queryFailed, call: message.call, name: 'QuotaExceededError', message: `More than ${LIMITS.queriesPerClient} query() calls of this context are waiting for the lock hub.` });
+      }
+      conn.queries++;
+    } else if (message.t === C.abort && !this.quota.fits(conn, cost, this.connections.size)) {
+      return conn.send({ t: H.aborted, token: message.token, removed: false });
+    }
+    this.quota.charge(conn, cost);
+    this.inbox.add(conn, { message, ports: event.ports ?? null, cost });
+    return undefined;
+  }
+
+  /** A connection sends faster than its share of the hub can serve (fair-inbox.js): closed, as if dead. */
+  overflowed(conn) {
+    this.log('warn', `${conn.clientId ?? 'an unregistered client'} sent more than ${this.inbox.maxQueued} messages faster than its share of the hub serves them: connection closed, its locks released`);
+    conn.send({ t: H.dead });
+    this.forget(conn);
+  }
+
+  quotaMessage(conn) {
+    return `This context's lock requests take more memory than the lock hub keeps for one context (${conn.bytes} of ${this.quota.connectionBytes} bytes, or an even share of ${this.quota.hubBytes} bytes for all contexts); release or abort some first.`;
+  }
+
+  /** Handles one filed message, in its connection's turn. */
+  handle(conn, { message, ports, cost }) {
+    if (message.t === C.query) conn.queries--;
+    // A request keeps its charge while its token lives (refunded by dropToken); anything else is done now.
+    if (message.t !== C.request || conn.gone) this.quota.refund(conn, cost);
+    else message.cost = cost;
+    if (conn.gone) return undefined;
     try {
-      if (message.t === C.hello) return this.hello(conn, message);
-      if (message.t === C.pong) return undefined;
-      if (conn.client === null && !conn.dead) return this.unregistered(conn, message, event);
-      if (message.t === C.probe) return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
-      if (conn.client === null) return undefined; // in flight when the connection was closed: the client learns from `dead`
+      if (message.t === C.hello) { conn.helloQueued--; return this.hello(conn, message); }
+      if (conn.client === null) {
+        if (message.t === C.request) this.quota.refund(conn, cost);
+        if (!conn.dead) return this.unregistered(conn, message, { ports });
+        return undefined; // in flight when the connection was closed: the client learns from `dead`
+      }
       switch (message.t) {
         case C.request: return this.request(conn, message);
         case C.release: return this.release(conn, message.token);
         case C.abort: return this.abort(conn, message.token);
         case C.query: return this.query(conn, message.call);
         case C.bye: return this.close(conn, { tell: false });
-        case C.adopt: return this.adopt(conn, event.ports);
+        case C.adopt: return this.adopt(conn, ports);
         case C.sentinel:
-          if (!event.ports || event.ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
-          return attachSentinel(this, conn, event.ports[0]);
+          if (!ports || ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
+          return attachSentinel(this, conn, ports[0]);
         default: return undefined;
       }
     } catch (error) {
@@ -184,15 +248,24 @@ export class Hub {
     }
     if (conn.client !== null) return this.reject(conn, 'second hello on a registered connection', m);
     const holder = this.clientIds.get(m.clientId);
-    if (holder !== undefined && holder !== conn) {
-      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId already in use by a live client' });
-    }
     const tokens = new Set();
+    let cost = 0;
     for (const entry of m.reclaim) {
       if (tokens.has(entry.token)) return this.reject(conn, 'reclaim token listed twice', m);
       tokens.add(entry.token);
+      cost += requestCost(entry.name);
+    }
+    if (holder !== undefined && holder !== conn) {
+      // The same context on a new port (it thought this hub lost, or its port broke): it proves it
+      // with its key, and keeps what it holds and its places in the queues (resume.js).
+      if (holder.key === m.key) return resume(this, conn, holder, m);
+      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId already in use by a live client' });
+    }
+    if (!this.quota.fits(conn, cost, this.connections.size)) {
+      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'quota', message: `The locks and requests this context re-registers take more memory (${cost} bytes) than the lock hub keeps for one context.` });
     }
     conn.dead = false;
+    conn.key = m.key;
     conn.clientId = m.clientId;
     conn.client = this.engine.openClient(m.clientId);
     const bell = this.engine.doorbell(conn.client);
@@ -217,12 +290,12 @@ export class Hub {
         if (fromLostHub && inWindow && this.reclaimHeld(conn, entry)) reclaimed.push('held');
         else reclaimed.push('stolen');
       } else if (inWindow) {
-        conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry });
+        this.keepReclaimed(conn, entry.token, { id: 0, state: DEFERRED, entry });
         this.reclaimPending.push([conn, entry.token, entry.seq ?? Number.MAX_SAFE_INTEGER, this.arrivals++]);
         reclaimed.push('queued');
       } else {
         reclaimed.push('queued');
-        conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry });
+        this.keepReclaimed(conn, entry.token, { id: 0, state: DEFERRED, entry });
         this.submit(conn, entry.token);
       }
     }
@@ -237,9 +310,16 @@ export class Hub {
       this.log('warn', `${conn.clientId} could not take back ${JSON.stringify(entry.name).slice(0, 60)}: another reclaim holds it`);
       return false;
     }
-    conn.tokens.set(entry.token, { id: answer.id, state: HELD, entry });
+    this.keepReclaimed(conn, entry.token, { id: answer.id, state: HELD, entry });
     conn.tokenOfId.set(answer.id, entry.token);
     return true;
+  }
+
+  /** A re-registered lock or request, charged to its connection like a request. */
+  keepReclaimed(conn, token, record) {
+    record.cost = requestCost(record.entry.name);
+    this.quota.charge(conn, record.cost);
+    conn.tokens.set(token, record);
   }
 
   openReclaimWindow() {
@@ -267,13 +347,18 @@ export class Hub {
   // ---- requests ----
 
   request(conn, m) {
-    if (m.token <= conn.maxToken) return this.reject(conn, 'token reused', m);
+    const cost = m.cost ?? 0;
+    if (m.token <= conn.maxToken) {
+      this.quota.refund(conn, cost);
+      return this.reject(conn, 'token reused', m);
+    }
     if (conn.tokens.size >= LIMITS.tokensPerClient) {
       conn.maxToken = m.token;
+      this.quota.refund(conn, cost);
       return conn.send({ t: H.failed, token: m.token, name: 'QuotaExceededError', message: 'Too many outstanding lock requests from this context.' });
     }
     conn.maxToken = m.token;
-    conn.tokens.set(m.token, { id: 0, state: DEFERRED, entry: m });
+    conn.tokens.set(m.token, { id: 0, state: DEFERRED, entry: m, cost });
     if (this.now() < this.reclaimUntil) {
       this.deferred.push([conn, m.token]);
       return undefined;
@@ -293,13 +378,13 @@ export class Hub {
     try {
       answer = this.engine.request(conn.client, name, MODE[mode], WAIT_CODES[wait]);
     } catch (error) {
-      conn.tokens.delete(token);
+      this.dropToken(conn, token, record);
       const name = error?.code === 'NO_MEMORY' ? 'QuotaExceededError' : 'OperationError';
       conn.send({ t: H.failed, token, name, message: `The lock engine refused the request: ${error?.message ?? error}` });
       return;
     }
     if (answer.status === STATUS.notAvailable) {
-      conn.tokens.delete(token);
+      this.dropToken(conn, token, record);
       conn.send({ t: H.notAvailable, token });
       return;
     }
@@ -371,6 +456,7 @@ export class Hub {
     return undefined;
   }
 
+  /** spec 4.5 query(): the snapshot, in bounded pieces (snapshot-pieces.js), or refused with a clear error. */
   query(conn, call) {
     // Spec 3.2.2 step 4: the snapshot is taken on the lock task queue, after the steps of every
     // request made before it. Requests held back by an open window are not in the engine yet:
@@ -379,8 +465,19 @@ export class Hub {
       this.deferredQueries.push([conn, call]);
       return;
     }
-    const state = this.engine.snapshot();
-    conn.send({ t: H.snapshot, call, held: state.held, pending: state.pending });
+    const pieces = cutSnapshot(this.engine.snapshot());
+    if (pieces === null) {
+      return conn.send({ t: H.queryFailed, call, name: 'QuotaExceededError', message: `The lock state is larger than query() returns (${LIMITS.queryBytes} bytes).` });
+    }
+    for (const piece of pieces) {
+      try {
+        conn.port.postMessage({ t: H.snapshot, call, held: piece.held, pending: piece.pending, more: piece.more });
+      } catch (error) {
+        this.log('warn', `could not send a query answer to ${conn.clientId}: ${error?.message}`);
+        return conn.send({ t: H.queryFailed, call, name: 'UnknownError', message: `The lock hub could not send the answer to query(): ${error?.message ?? error}` });
+      }
+    }
+    return undefined;
   }
 
   adopt(conn, ports) {
@@ -390,8 +487,14 @@ export class Hub {
   }
 
   forgetToken(conn, token, record) {
-    conn.tokens.delete(token);
+    this.dropToken(conn, token, record);
     if (record.id !== 0) conn.tokenOfId.delete(record.id);
+  }
+
+  /** The hub keeps nothing more of this token: its bytes go back to the connection's quota. */
+  dropToken(conn, token, record) {
+    conn.tokens.delete(token);
+    this.quota.refund(conn, record.cost ?? 0);
   }
 
   // ---- engine events ----
@@ -400,6 +503,8 @@ export class Hub {
   deliverEvents() {
     for (const conn of this.connections) {
       if (conn.client === null || conn.tokenOfId.size === 0) continue;
+      // An engine on ordinary (not shared) memory detaches its views when its memory grows.
+      if (conn.bell.length === 0) conn.bell = this.engine.doorbell(conn.client).int32;
       const bell = Atomics.load(conn.bell, conn.bellIndex);
       if (bell === conn.seenBell) continue;
       conn.seenBell = bell;
@@ -464,6 +569,10 @@ export class Hub {
     conn.client = null;
     conn.dead = true;
     conn.tokens.clear();
+    this.inbox.drop(conn);
+    conn.helloQueued = 0;
+    conn.queries = 0;
+    this.quota.refundAll(conn);
     conn.tokenOfId.clear();
     conn.unsentOrder = [];
     detachSentinel(conn);
@@ -479,6 +588,9 @@ export class Hub {
   forget(conn) {
     if (conn.gone) return;
     this.close(conn, { tell: false });
+    this.inbox.drop(conn);
+    conn.helloQueued = 0;
+    this.quota.refundAll(conn);
     conn.gone = true;
     this.connections.delete(conn);
     if (conn.parent !== null) conn.parent.children.delete(conn);
@@ -486,6 +598,7 @@ export class Hub {
   }
 
   stop() {
+    this.inbox.stop();
     clearInterval(this.timer);
     clearTimeout(this.reclaimTimer);
     clearTimeout(this.orderTimer);

@@ -19,6 +19,18 @@ export const LIMITS = Object.freeze({
   clientIdLength: 256,
   tokensPerClient: 1 << 20,   // requests a client may have outstanding at once
   reclaimEntries: 1 << 16,    // locks + requests one hello may re-register
+  // Memory (js/hub/quota.js): what one connection may make the hub keep, and the hub as a whole.
+  // A request is charged requestOverhead + 4 bytes per name unit (the name is kept twice: the
+  // request's record and the engine's entry).
+  connectionBytes: 8 << 20,
+  hubBytes: 64 << 20,
+  requestOverhead: 256,
+  queriesPerClient: 4,        // queries a client may have waiting at the hub at once
+  // query() answers (js/hub/snapshot-pieces.js): pieces of at most this many bytes; a state larger
+  // than queryBytes is refused; a query with no piece for queryTimeout ms rejects (TimeoutError).
+  snapshotPieceBytes: 1 << 20,
+  queryBytes: 256 << 20,
+  queryTimeout: 10_000,
 });
 
 // Liveness (milliseconds). The hub pings a connection it has not heard from for PING_AFTER; a
@@ -54,7 +66,9 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 // ---- message types ----
 // context -> hub
 export const C = Object.freeze({
-  hello: 'hello',       // { t, v, clientId, lostHub: string|null, reclaim: ReclaimEntry[] }
+  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[] }
+                        //   key: a secret of the context (never shown to others): a hello on a new port
+                        //   with the key of a live connection resumes that connection (its locks kept)
   request: 'request',   // { t, token, name, mode, wait }
   release: 'release',   // { t, token }
   abort: 'abort',       // { t, token }
@@ -76,7 +90,8 @@ export const H = Object.freeze({
   stolen: 'stolen',             // { t, token }
   failed: 'failed',             // { t, token, name, message }
   aborted: 'aborted',           // { t, token, removed }
-  snapshot: 'snapshot',         // { t, call, held, pending }
+  snapshot: 'snapshot',         // { t, call, held, pending, more }: one piece of a query's answer (more: pieces follow)
+  queryFailed: 'queryFailed',   // { t, call, name, message }: the query was refused (QuotaExceededError)
   ping: 'ping',                 // { t }
   probed: 'probed',             // { t, call, hubId }
   hub: 'hub',                   // { t, hubId }: the first message on every connection: which hub serves this port
@@ -119,8 +134,10 @@ function checkReclaimEntry(entry) {
 // One validator per context -> hub type: returns null when valid, else the reason.
 const CLIENT_VALIDATORS = {
   [C.hello](m) {
-    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'lostHub', 'reclaim'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim'])) return 'unexpected fields';
     if (typeof m.v !== 'number') return 'no protocol version';
+    if (m.v !== PROTOCOL_VERSION) return null; // answered by the version check, whatever else it holds
+    if (typeof m.key !== 'string' || m.key.length === 0 || m.key.length > 64) return 'bad key';
     if (typeof m.clientId !== 'string' || m.clientId.length === 0 || m.clientId.length > LIMITS.clientIdLength) return 'bad clientId';
     if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';

@@ -45,10 +45,10 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
     // Garbage of every shape.
     window.rogueSays(0, [null, 42, 'hello', [1, 2], { t: 'nonsense' }, { t: { toString: 1 } }, { no: 'type' }]);
     // A hello claiming the victim's clientId is refused.
-    window.rogueSays(0, [{ t: 'hello', v, clientId: victimClientId, lostHub: null, reclaim: [] }]);
+    window.rogueSays(0, [{ t: 'hello', v, clientId: victimClientId, key: 'rogue-key', lostHub: null, reclaim: [] }]);
     // A hello claiming to re-register the victim's lock (as if a hub had been lost) with a
     // clientId of its own: it may only get what is free, and 'precious' is not.
-    window.rogueSays(1, [{ t: 'hello', v, clientId: 'rogue-1', lostHub: 'made-up', reclaim: [{ token: 1, name: 'precious', mode: 'exclusive', held: true, seq: null }] }]);
+    window.rogueSays(1, [{ t: 'hello', v, clientId: 'rogue-1', key: 'rogue-key', lostHub: 'made-up', reclaim: [{ token: 1, name: 'precious', mode: 'exclusive', held: true, seq: null }] }]);
     // Then forged and malformed requests on a registered connection.
     window.rogueSays(1, [
       { t: 'release', token: 1 },                  // its own token 1 was refused: nothing to release
@@ -124,7 +124,7 @@ test('a forged message cannot release or abort another client\'s locks and reque
   await installRogues(attacker);
   // The attacker registers and then names every small token number there is.
   await attacker.evaluate((v) => {
-    window.rogueSays(0, [{ t: 'hello', v, clientId: 'attacker', lostHub: null, reclaim: [] }]);
+    window.rogueSays(0, [{ t: 'hello', v, clientId: 'attacker', key: 'rogue-key', lostHub: null, reclaim: [] }]);
     const forged = [];
     for (let token = 1; token <= 64; token++) forged.push({ t: 'release', token }, { t: 'abort', token });
     forged.push({ t: 'query', call: 1 });

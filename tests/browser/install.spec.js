@@ -75,7 +75,7 @@ test('the hub as an ES module SharedWorker (the package\'s "./hub" export) serve
       received.push(event.data.t);
       if (event.data.t === 'granted') resolve(received);
     };
-    worker.port.postMessage({ t: 'hello', v, clientId: 'module-hub-check', lostHub: null, reclaim: [] });
+    worker.port.postMessage({ t: 'hello', v, clientId: 'module-hub-check', key: 'check', lostHub: null, reclaim: [] });
     worker.port.postMessage({ t: 'request', token: 1, name: 'via-module-hub', mode: 'exclusive', wait: 'wait' });
   }), PROTOCOL_VERSION);
   expect(heard).toEqual(['hub', 'welcome', 'granted']);

@@ -46,7 +46,7 @@
           for (let i = int(4); i > 0; i--) m[pick(['token', 'name', 'mode', 'wait', 'call', 'v', 'clientId', 'lostHub', 'reclaim', 'extra'])] = junk();
           return m;
         }
-        case 3: return { t: 'hello', v: pick([1, 1, 0, 2, '1', NaN, null]), clientId: pick([`hostile-${int(1e6)}`, '', 'y'.repeat(300), ...learned, 'x']),
+        case 3: return { t: 'hello', v: pick([1, 1, 0, 2, '1', NaN, null]), key: pick([`k${int(1e6)}`, `k${int(1e6)}`, '', 7]), clientId: pick([`hostile-${int(1e6)}`, '', 'y'.repeat(300), ...learned, 'x']),
           lostHub: pick([null, null, 'not-this-hub', '', 'z'.repeat(65)]), reclaim: pick([[], [], junk(), [{ token: token(), name: pick(HONEST_NAMES), mode: 'exclusive', held: true, seq: null }],
             [{ token: 1, name: 'h0', mode: 'shared', held: false, seq: 3 }, { token: 1, name: 'h0', mode: 'shared', held: false, seq: 3 }]]) };
         case 4: case 5: case 6: { // a well-formed request: its own names mostly
@@ -89,7 +89,7 @@
       };
       worker.port.start();
       stats.connections++;
-      conn.port.postMessage({ t: 'hello', v: version, clientId: `hostile-${stats.connections}-${int(1e9)}`, lostHub: null, reclaim: [] });
+      conn.port.postMessage({ t: 'hello', v: version, clientId: `hostile-${stats.connections}-${int(1e9)}`, key: `k${int(1e9)}`, lostHub: null, reclaim: [] });
       conn.port.postMessage({ t: 'query', call: 1 });
       connections.push(conn);
       return conn;
@@ -109,7 +109,7 @@
         } else if (r < 0.04) {
           const channel = new MessageChannel();   // adopt a port, then misbehave on it
           send(conn, { t: 'adopt' }, [channel.port1]);
-          channel.port2.postMessage({ t: 'hello', v: version, clientId: `hostile-adopted-${int(1e9)}`, lostHub: null, reclaim: [] });
+          channel.port2.postMessage({ t: 'hello', v: version, clientId: `hostile-adopted-${int(1e9)}`, key: `k${int(1e9)}`, lostHub: null, reclaim: [] });
           for (let i = 0; i < 20; i++) channel.port2.postMessage(message(conn));
         } else if (r < 0.045) {
           const a = new MessageChannel();

@@ -149,7 +149,7 @@ test('a context whose clientId was taken by another connection while it was decl
   const { port1, port2 } = new MessageChannel();
   space.ports.push(port1, port2);
   const squatter = space.hub.connect(port2);
-  space.hub.receive(squatter, { data: { t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', lostHub: null, reclaim: [] } });
+  space.hub.receive(squatter, { data: { t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', key: 'squatter-key', lostHub: null, reclaim: [] } });
 
   await until(() => a.heard.filter((type) => type === 'welcome').length === 2, 'a was welcomed again');
   assert.ok(a.heard.includes('rejected'), 'a\'s first hello after being declared dead was refused');

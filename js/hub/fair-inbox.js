@@ -1,0 +1,150 @@
+// Fair service of the hub's connections. The browser delivers the messages of every port in one
+// first-in-first-out queue: a connection that floods the hub would make every other connection
+// wait behind its backlog. So receiving a message only files it in its connection's own inbox
+// (cheap), and the hub handles inboxes round-robin: each connection with work gets up to
+// `quantum` messages (and at most `slice` ms) per round, and a pass stops after `budget` ms to let
+// the browser deliver what arrived meanwhile. An honest connection's message is therefore handled
+// within one round of the next pass, whatever the backlog of others. When nothing is queued
+// anywhere and its connection has spent less than `slice` ms being handled at once since the
+// hub's last pass, a message is handled at once (no extra task: the common case costs nothing);
+// beyond that, a burst (a flood) goes through the inboxes. A connection with more than `maxQueued`
+// messages waiting sends faster than its share can serve: `overflow(conn)` is called (the hub
+// closes it, which also makes the browser drop what it still had queued for that port).
+
+export class FairInbox {
+  /**
+   * @param handle  (conn, item) => void: handles one filed message
+   * @param options { now, quantum, slice, budget, maxQueued, overflow }
+   */
+  constructor(handle, options = {}) {
+    this.handle = handle;
+    this.now = options.now ?? (() => performance.now());
+    this.quantum = options.quantum ?? 32;
+    this.slice = options.slice ?? 2;
+    this.budget = options.budget ?? 8;
+    this.maxQueued = options.maxQueued ?? 5_000;
+    this.overflow = options.overflow ?? (() => {});
+    this.pass_ = 0;           // number of the current pass: per-connection allowances reset with it
+    this.lastPass = -Infinity; // when the last pass ended
+    this.ring = [];          // connections with queued messages, in their turn order
+    this.ringHead = 0;
+    this.queued = 0;         // messages queued, all connections together
+    this.serving = false;
+    this.scheduled = false;
+    this.stopped = false;
+    this.wake = makeWake(() => this.pass());
+    /** Measurements: passes run, longest pass (ms), most messages queued at once. */
+    this.stats = { passes: 0, longestPass: 0, mostQueued: 0 };
+  }
+
+  /** Files a message; handles it now when nothing else waits. */
+  add(conn, item) {
+    if (conn.inbox === undefined) { conn.inbox = []; conn.inboxHead = 0; }
+    if (conn.fastPass !== this.pass_) { conn.fastPass = this.pass_; conn.fastSpent = 0; }
+    if (this.queued === 0 && !this.serving && conn.fastSpent < this.slice) {
+      this.serving = true;
+      const start = this.now();
+      try { this.handle(conn, item); } finally {
+        this.serving = false;
+        conn.fastSpent += this.now() - start;
+        if (conn.fastSpent >= this.slice) this.schedule(); // a pass renews the allowance
+      }
+      return;
+    }
+    if (this.pending(conn) >= this.maxQueued) {
+      this.overflow(conn);
+      return;
+    }
+    if (conn.inbox.length - conn.inboxHead === 0) this.ring.push(conn);
+    conn.inbox.push(item);
+    this.queued++;
+    if (this.queued > this.stats.mostQueued) this.stats.mostQueued = this.queued;
+    // The next pass is a task behind what the browser already has to deliver: a flooding connection
+    // is served no faster than that, its inbox grows, and past maxQueued it is closed.
+    this.schedule();
+  }
+
+  /** Messages of `conn` still waiting (dropped when it closes). */
+  pending(conn) {
+    return conn.inbox === undefined ? 0 : conn.inbox.length - conn.inboxHead;
+  }
+
+  /** Forgets what `conn` still had queued; returns those items. */
+  drop(conn) {
+    if (this.pending(conn) === 0) return [];
+    const items = conn.inbox.slice(conn.inboxHead);
+    this.queued -= items.length;
+    conn.inbox = [];
+    conn.inboxHead = 0;
+    return items;
+  }
+
+  schedule() {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    this.wake();
+  }
+
+  pass() {
+    this.scheduled = false;
+    this.pass_++;
+    if (this.stopped) return;
+    this.serving = true;
+    const start = this.now();
+    this.stats.passes++;
+    try {
+      while (this.ringHead < this.ring.length && this.now() - start < this.budget) {
+        const conn = this.ring[this.ringHead++];
+        // Deficit round-robin on time: each turn earns `slice` ms; a message that took longer (a
+        // query of a large state) is paid back by skipping turns, so a connection's share of the
+        // hub's time stays one slice per round however costly its messages.
+        conn.deficit = Math.min((conn.deficit ?? 0) + this.slice, this.slice);
+        let served = 0;
+        while (this.pending(conn) > 0 && served < this.quantum && conn.deficit > 0) {
+          const item = conn.inbox[conn.inboxHead];
+          conn.inbox[conn.inboxHead++] = undefined;
+          this.queued--;
+          served++;
+          const at = this.now();
+          this.handle(conn, item);
+          conn.deficit -= this.now() - at;
+        }
+        if (this.pending(conn) > 0) this.ring.push(conn);
+        else { conn.inbox = []; conn.inboxHead = 0; conn.deficit = 0; }
+        if (conn.inboxHead > 1024 && conn.inboxHead * 2 > conn.inbox.length) {
+          conn.inbox = conn.inbox.slice(conn.inboxHead);
+          conn.inboxHead = 0;
+        }
+      }
+    } finally {
+      this.serving = false;
+      if (this.ringHead > 0) { this.ring = this.ring.slice(this.ringHead); this.ringHead = 0; }
+      this.lastPass = this.now();
+      const took = this.lastPass - start;
+      if (took > this.stats.longestPass) this.stats.longestPass = took;
+      if (this.queued > 0) this.schedule();
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    this.wake.close?.();
+  }
+}
+
+/**
+ * A task at the back of the event loop's queue, without timer clamping: a message to ourselves.
+ * (setTimeout(0) is clamped to 4 ms once nested, which would idle the hub under load.)
+ */
+function makeWake(run) {
+  if (typeof MessageChannel === 'function') {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = run;
+    channel.port2.unref?.();
+    channel.port1.unref?.();
+    const wake = () => channel.port2.postMessage(null);
+    wake.close = () => { channel.port1.onmessage = null; channel.port1.close(); };
+    return wake;
+  }
+  return () => setTimeout(run, 0);
+}

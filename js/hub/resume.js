@@ -1,0 +1,90 @@
+// A context the hub already serves says hello on a new port: it decided its hub was lost (it heard
+// nothing for a while: a flood, a busy machine) and reconnected to the same, live hub. Its hello
+// carries the key of its live connection (a secret: query() shows clientIds, never keys), so the new
+// port takes that connection over: the same engine client, so every lock it holds stays held and
+// every request keeps its place. Answering its held locks as stolen would tell a holder whose
+// callback still runs that it lost the lock, and grant it to the next waiter while it runs.
+import { PROTOCOL_VERSION, H } from './protocol.js';
+import { requestCost } from './quota.js';
+
+const PENDING = 0;
+const HELD = 1;
+const DEFERRED = 2;
+
+/** `conn` (new port) takes over `old` (same clientId and key); `m` is its hello. */
+export function resume(hub, conn, old, m) {
+  // What the old port delivered and the hub has not handled yet was sent before this hello.
+  for (const item of hub.inbox.drop(old)) hub.handle(old, item);
+  if (old.client === null) return hub.hello(conn, m); // handling it closed the old connection (bye)
+
+  conn.client = old.client;
+  conn.clientId = old.clientId;
+  conn.key = old.key;
+  conn.dead = false;
+  conn.tokens = old.tokens;
+  conn.tokenOfId = old.tokenOfId;
+  conn.maxToken = old.maxToken;
+  conn.bell = old.bell;
+  conn.bellIndex = old.bellIndex;
+  conn.seenBell = old.seenBell;
+  conn.unsentOrder = old.unsentOrder;
+  conn.bytes += old.bytes;           // the hub's total is unchanged: the same bytes, another owner
+  for (const child of old.children) { child.parent = conn; conn.children.add(child); }
+  old.children.clear();
+  const retarget = (list) => { for (const entry of list) if (entry[0] === old) entry[0] = conn; };
+  retarget(hub.deferred);
+  retarget(hub.reclaimPending);
+  old.client = null;
+  old.bytes = 0;
+  old.tokens = new Map();
+  old.tokenOfId = new Map();
+  old.unsentOrder = [];
+  old.gone = true;
+  hub.connections.delete(old);
+  if (old.parent !== null) old.parent.children.delete(old);
+  try { old.port.close(); } catch { /* already closed */ }
+  hub.clientIds.set(conn.clientId, conn);
+  hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);
+
+  // Reconcile with what the context still has: its list is the truth about what it still wants.
+  const listed = new Set();
+  const reclaimed = [];
+  const grantedAgain = [];
+  for (const entry of m.reclaim) {
+    listed.add(entry.token);
+    conn.maxToken = Math.max(conn.maxToken, entry.token);
+    const record = conn.tokens.get(entry.token);
+    if (entry.held) {
+      // Held here too: kept. Not held here: it was stolen or released meanwhile (the news went to the old port).
+      if (record !== undefined && record.state === HELD) reclaimed.push('held');
+      else { reclaimed.push('stolen'); if (record !== undefined) listed.delete(entry.token); }
+    } else if (record !== undefined) {
+      reclaimed.push('queued');
+      if (record.state === HELD) grantedAgain.push(entry.token); // its grant went to the old port
+    } else {
+      // Sent on the old port and lost with it: a new request now.
+      reclaimed.push('queued');
+      const cost = requestCost(entry.name);
+      hub.quota.charge(conn, cost);
+      conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry, cost });
+      if (hub.now() < hub.reclaimUntil) hub.deferred.push([conn, entry.token]);
+      else hub.submit(conn, entry.token);
+    }
+  }
+  // What the hub keeps for it but the context no longer has (released, aborted, or an ifAvailable
+  // answered while the news was lost): let go.
+  for (const [token, record] of [...conn.tokens]) {
+    if (listed.has(token)) continue;
+    hub.forgetToken(conn, token, record);
+    if (record.state === HELD) hub.engine.release(conn.client, record.id);
+    else if (record.state === PENDING) hub.engine.abort(conn.client, record.id);
+    else {
+      hub.deferred = hub.deferred.filter(([c, t]) => c !== conn || t !== token);
+      hub.reclaimPending = hub.reclaimPending.filter(([c, t]) => c !== conn || t !== token);
+    }
+  }
+  conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed });
+  for (const token of grantedAgain) conn.send({ t: H.granted, token });
+  hub.deliverEvents();
+  return undefined;
+}

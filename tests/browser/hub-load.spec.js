@@ -1,0 +1,173 @@
+// The hub under load and abuse, in the browser: a page floods the hub over several connections of
+// its own while two honest tabs hand one lock back and forth; a page asks for far more memory than
+// its share; a large state is queried. External checker: every honest hold is stamped in the page
+// (performance.timeOrigin + now) and the holds of both tabs are checked for overlap here.
+// WEBLOCKS_FLOOD_SECONDS=20 for a long flood (default 4 s).
+import { test, expect, call } from './support/fixtures.js';
+import { PROTOCOL_VERSION, LIMITS } from '../../js/hub/protocol.js';
+
+const FLOOD_SECONDS = Number(process.env.WEBLOCKS_FLOOD_SECONDS) || 4;
+
+/** In a page: opens `connections` raw connections to the hub and floods them for `seconds`. */
+async function flood(page, { seconds, connections, version }) {
+  return page.evaluate(([seconds, connections, version]) => new Promise((resolve) => {
+    const ports = [];
+    const stats = { sent: 0, replies: 0 };
+    for (let c = 0; c < connections; c++) {
+      const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+      worker.port.onmessage = () => { stats.replies++; };
+      worker.port.start();
+      worker.port.postMessage({ t: 'hello', v: version, clientId: `flooder-${c}-${Math.random()}`, ...(version >= 3 ? { key: `k${Math.random()}` } : {}), lostHub: null, reclaim: [] });
+      ports.push({ port: worker.port, token: 0, call: 0 });
+    }
+    const end = performance.now() + seconds * 1000;
+    const burst = () => {
+      if (performance.now() >= end) { resolve(stats); return; }
+      for (const conn of ports) {
+        for (let i = 0; i < 700; i++) {
+          const k = i % 3;
+          if (k === 0) conn.port.postMessage({ t: 'request', token: ++conn.token, name: `flood-${conn.token % 64}`, mode: 'exclusive', wait: 'wait' });
+          else if (k === 1) conn.port.postMessage({ t: 'abort', token: conn.token });
+          else conn.port.postMessage({ t: 'query', call: ++conn.call });
+        }
+        stats.sent += 700;
+      }
+      setTimeout(burst, 0);
+    };
+    burst();
+  }), [seconds, connections, version]);
+}
+
+/** In an honest tab: takes `name` again and again for `seconds`, holding it ~1 ms each time. */
+function handoffLoop(page, name, seconds) {
+  return page.evaluate(([name, seconds]) => (async () => {
+    const clock = () => performance.timeOrigin + performance.now();
+    const waits = [];
+    const holds = [];
+    let errors = 0;
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end) {
+      const asked = performance.now();
+      try {
+        await navigator.locks.request(name, async () => {
+          const from = clock();
+          waits.push(performance.now() - asked);
+          await new Promise((r) => setTimeout(r, 1));
+          holds.push([from, clock()]);
+        });
+      } catch { errors++; }
+    }
+    return { waits, holds, errors };
+  })(), [name, seconds]);
+}
+
+function percentile(list, q) {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+function overlaps(holdsA, holdsB) {
+  const all = [...holdsA.map((h) => [...h, 'a']), ...holdsB.map((h) => [...h, 'b'])].sort((x, y) => x[0] - y[0]);
+  const found = [];
+  for (let i = 1; i < all.length; i++) if (all[i][0] < all[i - 1][1]) found.push([all[i - 1], all[i]]);
+  return found;
+}
+
+test('a page flooding the hub over three connections: honest handoffs stay fast, no hub loss is faked, exclusion holds', async ({ openTab }) => {
+  test.setTimeout(60_000 + FLOOD_SECONDS * 3000);
+  const trouble = [];
+  const a = await openTab('plain.html?coi');
+  const b = await openTab('plain.html?coi');
+  for (const [label, page] of [['a', a], ['b', b]]) {
+    page.on('console', (m) => { if (/stopped answering|declared this context dead|lock requests fail/.test(m.text())) trouble.push(`${label}: ${m.text()}`); });
+  }
+  const flooder = await openTab('plain.html');
+  // Without the flood, for reference.
+  const [quietA, quietB] = await Promise.all([handoffLoop(a, 'turn', 1.5), handoffLoop(b, 'turn', 1.5)]);
+  const quiet = [...quietA.waits, ...quietB.waits];
+  // With it.
+  const [floodStats, loadA, loadB] = await Promise.all([
+    flood(flooder, { seconds: FLOOD_SECONDS, connections: 3, version: PROTOCOL_VERSION }),
+    handoffLoop(a, 'turn', FLOOD_SECONDS),
+    handoffLoop(b, 'turn', FLOOD_SECONDS),
+  ]);
+  const loaded = [...loadA.waits, ...loadB.waits];
+  const report = {
+    floodSeconds: FLOOD_SECONDS, floodSent: floodStats.sent, floodReplies: floodStats.replies,
+    quiet: { handoffs: quiet.length, p50: percentile(quiet, 0.5), p99: percentile(quiet, 0.99) },
+    flood: { handoffs: loaded.length, p50: percentile(loaded, 0.5), p99: percentile(loaded, 0.99), max: Math.max(...loaded) },
+  };
+  console.log(`hub flood: ${JSON.stringify(report)}`);
+  test.info().annotations.push({ type: 'hub flood', description: JSON.stringify(report) });
+  expect(overlaps([...quietA.holds, ...loadA.holds], [...quietB.holds, ...loadB.holds]), 'no two holds of the lock overlapped').toEqual([]);
+  expect(trouble, 'no honest tab concluded the hub was lost or was declared dead').toEqual([]);
+  expect(loadA.errors + loadB.errors).toBe(0);
+  expect(loaded.length, 'the honest tabs kept handing off').toBeGreaterThan(FLOOD_SECONDS * 20);
+  expect(report.flood.p99, 'p99 of an honest handoff under flood').toBeLessThan(250);
+});
+
+test('a page asking the hub to keep 40,000 requests on a 65,536-unit name gets QuotaExceededError; the hub stays small and serves others', async ({ openTab }) => {
+  test.setTimeout(90_000);
+  const honest = await openTab('plain.html?coi');
+  const attacker = await openTab('plain.html');
+  await call(honest, 'query'); // the hub runs
+  const before = await browserMemory();
+  let peak = before;
+  const sampler = setInterval(async () => { peak = Math.max(peak, await browserMemory()); }, 250);
+  const result = await attacker.evaluate(([version, nameLength]) => new Promise((resolve) => {
+    const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+    const name = 'q'.repeat(nameLength);
+    const heard = { failed: 0, quota: 0, granted: 0, other: 0, message: '' };
+    const N = 40_000;
+    let answered = 0;
+    const started = performance.now();
+    worker.port.onmessage = ({ data }) => {
+      if (data.t === 'welcome') return;
+      if (data.t === 'failed') { heard.failed++; if (data.name === 'QuotaExceededError') { heard.quota++; heard.message = data.message; } } else if (data.t === 'granted') heard.granted++; else heard.other++;
+      answered++;
+      if (heard.quota + heard.granted >= N - 200 || answered >= N) resolve({ ...heard, ms: performance.now() - started });
+    };
+    worker.port.start();
+    worker.port.postMessage({ t: 'hello', v: version, clientId: 'hoarder', ...(version >= 3 ? { key: 'hoarder-key' } : {}), lostHub: null, reclaim: [] });
+    let token = 0;
+    const burst = () => {
+      for (let i = 0; i < 2000 && token < N; i++) worker.port.postMessage({ t: 'request', token: ++token, name, mode: 'shared', wait: 'wait' });
+      if (token < N) setTimeout(burst, 0);
+    };
+    burst();
+    setTimeout(() => resolve({ ...heard, ms: performance.now() - started, timedOut: true }), 45_000);
+  }), [PROTOCOL_VERSION, LIMITS.nameLength]);
+  clearInterval(sampler);
+  const after = await browserMemory();
+  // The honest tab is served meanwhile and after.
+  const h = await call(honest, 'request', 'mine');
+  expect(await call(honest, 'granted', h)).toMatchObject({ name: 'mine' });
+  await call(honest, 'release', h);
+  const report = { ...result, browserRssBeforeMB: Math.round(before / 1e6), browserRssPeakMB: Math.round(peak / 1e6), browserRssAfterMB: Math.round(after / 1e6) };
+  console.log(`hub quota: ${JSON.stringify(report)}`);
+  test.info().annotations.push({ type: 'hub quota', description: JSON.stringify(report) });
+  expect(result.timedOut).toBeUndefined();
+  expect(result.quota, 'nearly every request refused with QuotaExceededError').toBeGreaterThan(39_000);
+  expect(peak - before, 'the browser grew by less than 8 x the hub\'s bound (the hub keeps at most hubBytes; the rest is the 40,000 messages in flight between the pages and the hub, outside its control)').toBeLessThan(8 * LIMITS.hubBytes);
+});
+
+/**
+ * Memory of this test's browser: the resident set of every process below this one (Linux /proc).
+ * The hub's worker is one of them; what the attack makes it keep shows as growth.
+ */
+async function browserMemory() {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const parent = new Map();
+  const rss = new Map();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      parent.set(pid, /PPid:\s+(\d+)/.exec(status)[1]);
+      rss.set(pid, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+    } catch { /* gone */ }
+  }
+  const mine = (pid) => { for (let p = pid, i = 0; p && p !== '0' && i < 50; p = parent.get(p), i++) if (p === String(process.pid)) return true; return false; };
+  let total = 0;
+  for (const [pid, bytes] of rss) if (pid !== String(process.pid) && mine(pid)) total += bytes;
+  return total;
+}
