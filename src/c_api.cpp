@@ -216,6 +216,7 @@ uint32_t wl_layout_value(uint32_t key) {
     case WL_KEY_STACK_PAGE_MAGIC: return WL_STACK_PAGE_MAGIC;
     case WL_KEY_STACK_PAGE_BYTES: return WL_STACK_PAGE_BYTES;
     case WL_KEY_SNAPSHOT_PIECE_HEADER_SIZE: return sizeof(wl_snapshot_piece);
+    case WL_KEY_HOLDER_TAG_OFFSET: return offsetof(wl_engine_header, holder_tag);
     default: return 0xffffffffu;
   }
 }

@@ -112,7 +112,8 @@ enum wl_layout_key {
   WL_KEY_STACK_PAGE_MAGIC = 11,
   WL_KEY_STACK_PAGE_BYTES = 12,
   WL_KEY_SNAPSHOT_PIECE_HEADER_SIZE = 13,
-  WL_KEY_COUNT = 14
+  WL_KEY_HOLDER_TAG_OFFSET = 14,
+  WL_KEY_COUNT = 15
 };
 uint32_t wl_layout_value(uint32_t key);
 

@@ -32,7 +32,8 @@ typedef struct wl_engine_header {
    * unlocked or untagged. Written by the holder right after taking the mutex and cleared right
    * before releasing it. Read by wl_close_clients_of_owner(tag): if the holder is an agent of the
    * owner being closed (the host declares it dead), the caller takes the mutex over and rolls the
-   * dead agent's half-done call back. */
+   * dead agent's half-done call back. Also read (a hint) by a host closing several dead owners,
+   * to close the holder first. */
   uint32_t holder_tag;
 } wl_engine_header;
 

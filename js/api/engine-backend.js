@@ -43,7 +43,17 @@ export class EngineBackend {
     this.failedTokens = -(2 ** 52);
     /** Host hook, called when `waiting` or the number of listeners may have changed. */
     this.onActivity = null;
-    this.drainNow = () => { this.drainScheduled = false; this.drain(); };
+    this.drainNow = () => {
+      this.drainScheduled = false;
+      try {
+        this.drain();
+      } catch (error) {
+        if (error?.code !== 'STUCK') throw error;
+        // (See release(): the events wait in the engine until the dead holder is closed.)
+        this.drainScheduled = true;
+        setTimeout(this.drainNow, 10);
+      }
+    };
     let peers = agentBackends.get(engine);
     if (peers === undefined) agentBackends.set(engine, peers = []);
     this.peers = peers;
@@ -84,8 +94,19 @@ export class EngineBackend {
   release(token) {
     const listener = this.listeners.get(token);
     if (listener === undefined) return;
+    let released;
+    try {
+      released = this.engine.release(this.client, token);
+    } catch (error) {
+      // STUCK: an agent died holding the engine mutex and its host has not closed it yet (that
+      // host may be this very thread, whose event loop the wait kept from learning it): the lock
+      // is still ours, so try again on a later turn rather than leave it held for good.
+      if (error?.code !== 'STUCK' || this.closed) throw error;
+      setTimeout(() => this.release(token), 10);
+      return;
+    }
     this.listeners.delete(token);
-    if (!this.engine.release(this.client, token)) {
+    if (!released) {
       // Already gone: stolen (or this context was declared dead) before its event reached us.
       listener.stolen(token);
     }

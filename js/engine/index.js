@@ -6,6 +6,7 @@ import {
   STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,
 } from './layout.js';
 import { engineWasmUrl as servedWasmUrl } from '../hub/assets.js';
+import { roundPages } from './region-pool.js';
 
 export const MODE = Object.freeze({ exclusive: 0, shared: 1 });
 export const WAIT = Object.freeze({ wait: 0, noWait: 1, preempt: 2 });
@@ -93,12 +94,12 @@ function checkLayout(exports) {
  * engine call, closeClientsOfOwner(ownerTag) elsewhere takes the engine mutex over and undoes the
  * half-done call.
  */
-export async function attachEngine({ module, memory, ownerTag }) {
+export async function attachEngine({ module, memory, ownerTag, regions = null }) {
   const tag = ownerTag === undefined ? await defaultOwnerTag() : ownerTag >>> 0;
   const instance = await WebAssembly.instantiate(module, {
     env: { memory, emscripten_notify_memory_growth() {} },
   });
-  return new Engine(instance.exports, memory, module, tag);
+  return new Engine(instance.exports, memory, module, tag, regions);
 }
 
 async function defaultOwnerTag() {
@@ -145,7 +146,10 @@ function parseSnapshot(u16, u32, at) {
 }
 
 class Engine {
-  constructor(exports, memory, module, ownerTag) {
+  // `regions`: a RegionPool (region-pool.js) shared by every agent of the memory, from which this
+  // instance takes its stack page and scratch areas (and to which they go back), or null: grow
+  // memory for them, never to be reused.
+  constructor(exports, memory, module, ownerTag, regions = null) {
     this.memory = memory;
     this.module = module;
     // (In a page that is not cross-origin isolated the memory is shared but the global
@@ -156,11 +160,15 @@ class Engine {
 
     // This instance's own stack: every instance starts with the same __stack_pointer, so two
     // threads would otherwise push frames onto the same bytes.
-    const base = memory.grow(STACK_PAGES + SCRATCH_PAGES) * WASM_PAGE;
+    this.ownerTag = ownerTag;
+    this._regions = regions;
+    const base = this._takeRegion(STACK_PAGES + SCRATCH_PAGES);
+    this._stackRegion = base;
+    this._scratchRegion = null; // a scratch area of its own once the first one is outgrown
+    this._refreshViews(); // a region reused from the pool may lie beyond this agent's views
     const stackPage = new Uint32Array(memory.buffer, base, 2); // wl_stack_page_header
     stackPage[0] = LAYOUT.stackPageMagic;
     stackPage[1] = ownerTag;
-    this.ownerTag = ownerTag;
     exports.stackRestore(base + STACK_PAGES * WASM_PAGE);
     if (exports.wl_claim_initialization()) exports._initialize(); // static init: once per memory
 
@@ -188,23 +196,43 @@ class Engine {
     if (end > this._u8.length) this._refreshViews();
   }
 
-  _ensureData(bytes) {
-    if (bytes <= this._dataBytes) return;
-    const pages = Math.ceil((bytes + OUT_BYTES) / WASM_PAGE);
-    let base;
+  // `pages` pages of memory of this instance's own: from the region pool when there is one.
+  _takeRegion(pages) {
     try {
-      base = this.memory.grow(pages) * WASM_PAGE;
+      if (this._regions !== null) return this._regions.take(pages, this.ownerTag);
+      return this.memory.grow(pages) * WASM_PAGE;
     } catch {
       throw new EngineError('NO_MEMORY');
     }
-    // The old scratch area is abandoned (it sits between other instances' regions).
+  }
+
+  _ensureData(bytes) {
+    if (bytes <= this._dataBytes) return;
+    let pages = Math.ceil((bytes + OUT_BYTES) / WASM_PAGE);
+    if (this._regions !== null) pages = roundPages(pages);
+    const base = this._takeRegion(pages);
+    // The outgrown scratch area goes back to the pool (without one, it is abandoned: it sits
+    // between other instances' regions).
+    if (this._scratchRegion !== null) this._regions?.give(this._scratchRegion, this.ownerTag);
+    this._scratchRegion = base;
     this._out = base;
     this._data = base + OUT_BYTES;
     this._dataBytes = pages * WASM_PAGE - OUT_BYTES;
   }
 
+  // Back to the scratch page next to the stack, giving a large scratch area back to the pool.
+  _shrinkData() {
+    if (this._scratchRegion === null || this._regions === null) return;
+    this._regions.give(this._scratchRegion, this.ownerTag);
+    this._scratchRegion = null;
+    this._out = this._stackRegion + STACK_PAGES * WASM_PAGE;
+    this._data = this._out + OUT_BYTES;
+    this._dataBytes = SCRATCH_PAGES * WASM_PAGE - OUT_BYTES;
+  }
+
   _writeString(text) {
     const length = text.length;
+    if (length * 2 + OUT_BYTES <= SCRATCH_PAGES * WASM_PAGE) this._shrinkData();
     this._ensureData(length * 2);
     this._reach(this._data + length * 2);
     const u16 = this._u16;
@@ -266,11 +294,29 @@ class Engine {
     if (result < 0) fail(result);
   }
 
+  /** The owner tag of the agent holding the engine mutex now (0: free or untagged); a hint. */
+  mutexHolderTag() {
+    return Atomics.load(this._i32, (this._engine + LAYOUT.holderTagOffset) >> 2) >>> 0;
+  }
+
   closeClientsOfOwner(ownerTag) {
     const tag = ownerTag >>> 0;
     let result;
     let since = 0;
     while ((result = this._x.wl_close_clients_of_owner(this._engine, tag)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    for (const [client, known] of this._clients) if (known.ownerTag === tag) this._clients.delete(client);
+    return result;
+  }
+
+  /**
+   * closeClientsOfOwner() in one attempt: null (nothing done) when the engine mutex is held by an
+   * agent other than one of `ownerTag` (which it takes over), instead of waiting for it.
+   */
+  tryCloseClientsOfOwner(ownerTag) {
+    const tag = ownerTag >>> 0;
+    const result = this._x.wl_close_clients_of_owner(this._engine, tag);
+    if (result === BUSY) return null;
     if (result < 0) fail(result);
     for (const [client, known] of this._clients) if (known.ownerTag === tag) this._clients.delete(client);
     return result;

@@ -16,6 +16,7 @@ export const LAYOUT = Object.freeze({
   stackPageMagic: 0x4b435453,
   stackPageBytes: 65536,
   snapshotPieceHeaderSize: 16,
+  holderTagOffset: 12,
 });
 
 // wl_layout_key order (engine.h)
@@ -23,6 +24,7 @@ export const LAYOUT_KEYS = Object.freeze([
   'version', 'engineHeaderSize', 'clientHeaderSize', 'doorbellOffset', 'inboxCountOffset',
   'eventRecordSize', 'eventIdOffset', 'snapshotHeaderSize', 'snapshotRecordSize',
   'mutexContended', 'slotLimit', 'stackPageMagic', 'stackPageBytes', 'snapshotPieceHeaderSize',
+  'holderTagOffset',
 ]);
 
 // enum wl_error

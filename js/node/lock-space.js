@@ -4,10 +4,17 @@
 // too); each thread then attaches its own wasm instance (own stack) to that memory.
 import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { compileEngine, createEngineMemory, attachEngine } from '../engine/index.js';
+import { RegionPool, REGION_TABLE_BYTES } from '../engine/region-pool.js';
+import { WASM_PAGE, MEMORY_MAXIMUM_PAGES } from '../engine/layout.js';
+import { THREAD_TABLE_BYTES } from './thread-watch.js';
 
 const SPACE_KEY = 'weblocks-wasm/lock-space@1';
 
-import { THREAD_TABLE_BYTES } from './thread-watch.js';
+// The engine's own allocations (locks, names, queues) may take all of memory but this much, which
+// stays for the stacks and scratch areas of threads: a thread can still attach (and release)
+// when the engine is full.
+export const THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
+export const ENGINE_MEMORY_LIMIT = MEMORY_MAXIMUM_PAGES * WASM_PAGE - THREAD_RESERVE_BYTES;
 
 /**
  * The lock space of this process, created synchronously if this thread is the first: shared
@@ -24,8 +31,12 @@ export function findOrCreateLockSpace() {
     return null;
   }
   if (typeof SharedArrayBuffer === 'undefined' || !(memory.buffer instanceof SharedArrayBuffer)) return null;
-  // threads: the thread table of thread-watch.js (who created whom, who is inside the engine).
-  const space = { memory, threads: new SharedArrayBuffer(THREAD_TABLE_BYTES), module: null };
+  // threads: the thread table of thread-watch.js (which thread's death ends which threads);
+  // regions: the region pool of every thread's stack page and scratch areas (region-pool.js).
+  const space = {
+    memory, threads: new SharedArrayBuffer(THREAD_TABLE_BYTES), regions: new SharedArrayBuffer(REGION_TABLE_BYTES),
+    module: null, limited: new SharedArrayBuffer(4),
+  };
   setEnvironmentData(SPACE_KEY, space);
   return space;
 }
@@ -41,5 +52,13 @@ export async function attachToLockSpace(space) {
       setEnvironmentData(SPACE_KEY, { ...space, module });
     }
   }
-  return attachEngine({ module, memory: space.memory });
+  const engine = await attachEngine({ module, memory: space.memory, regions: regionPoolOf(space) });
+  // The first thread to attach caps the engine's share of memory (THREAD_RESERVE_BYTES).
+  if (Atomics.compareExchange(new Int32Array(space.limited), 0, 0, 1) === 0) engine.setMemoryLimit(ENGINE_MEMORY_LIMIT);
+  return engine;
+}
+
+/** The region pool of the lock space (this thread's view of it). */
+export function regionPoolOf(space) {
+  return new RegionPool(space.regions, space.memory);
 }

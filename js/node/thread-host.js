@@ -1,5 +1,6 @@
 // The Node host of one thread: its engine client in the process-wide lock space, the doorbell
-// wait, keeping the thread alive while a request is pending, and closing clients of dead threads.
+// wait, keeping the thread alive while a request is pending, and closing clients of dead threads
+// (thread-watch.js says when).
 import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment (jest's jsdom) replaces the global ones with timers
@@ -7,33 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { setInterval, clearInterval } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
-import { findOrCreateLockSpace, attachToLockSpace } from './lock-space.js';
+import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
 import { registerThisThread, watchWorkers, takeGoneSubtree } from './thread-watch.js';
+import { GoneThreadCloser } from './close-gone.js';
 
 const noop = () => {};
-
-const ENGINE_CALLS = [
-  'openClient', 'closeClient', 'closeClientsOfOwner', 'request', 'release', 'abort',
-  'takeEvents', 'snapshot', 'doorbell', 'stats',
-];
-
-/** The engine with every call marked in the thread table (so terminate() never cuts one short). */
-function guardEngine(engine, guard) {
-  if (guard === null) return engine;
-  const guarded = Object.create(engine);
-  for (const name of ENGINE_CALLS) {
-    const call = engine[name];
-    guarded[name] = (a, b, c, d) => {
-      guard.enter();
-      try {
-        return call.call(engine, a, b, c, d);
-      } finally {
-        guard.leave();
-      }
-    };
-  }
-  return guarded;
-}
 
 /**
  * Makes `backend` wait on its doorbell with one Atomics.waitAsync while it has requests queued or
@@ -46,7 +25,16 @@ function serveDoorbell(backend, keepAlive) {
   let armed = false;
   const ring = () => {
     armed = false;
-    backend.drain();
+    try {
+      backend.drain();
+    } catch (error) {
+      // STUCK (an agent died holding the engine mutex, not yet closed): the events wait in the
+      // engine; take them on a later turn, once the event that closes that agent was handled.
+      if (error?.code !== 'STUCK') throw error;
+      armed = true;
+      setTimeout(ring, 10);
+      return;
+    }
     update();
   };
   function update() {
@@ -76,18 +64,20 @@ export function connectThread() {
       'navigator.locks serves this thread alone (an in-context engine).');
     return createLocalBackend();
   }
-  const guard = registerThisThread(space.threads);
+  if (!registerThisThread(space.threads)) {
+    process.emitWarning('weblocks-wasm: the thread table is full; if this thread\'s parent dies, its locks stay held.');
+  }
   const clientId = randomUUID();
-  const engineReady = attachToLockSpace(space).then((engine) => guardEngine(engine, guard));
+  const engineReady = attachToLockSpace(space);
+  const regions = regionPoolOf(space);
 
-  // Threads this one creates from now on are watched: when one is gone, its clients and those of
-  // the threads it took with it are closed (agent termination), which wakes their waiters.
-  watchWorkers(space.threads, (goneId) => {
-    engineReady.then((engine) => {
-      engine.closeClientsOfOwner(goneId);
-      for (const descendant of takeGoneSubtree(space.threads, goneId)) engine.closeClientsOfOwner(descendant);
-    }, noop);
+  // Workers this thread creates from now on are watched: once one has exited, its clients and
+  // those of the threads it took with it are closed (agent termination), which wakes their
+  // waiters, and their stacks and scratch areas go back to the pool.
+  const closer = new GoneThreadCloser(engineReady, regions, (goneId, error) => {
+    process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
   });
+  watchWorkers((goneId) => closer.add(takeGoneSubtree(space.threads, goneId)));
 
   // Requests made while the engine attaches are queued: the thread stays alive until it is ready.
   const keepAlive = setInterval(noop, 0x7fffffff);
@@ -101,11 +91,15 @@ export function connectThread() {
     throw error;
   });
   // A thread that ends by itself (end of work, process.exit(), an uncaught error) closes its own
-  // client, and those of the threads it created: Node terminates them with it.
+  // client. Never its workers': they run until after this listener (their creator's 'exit' or an
+  // ancestor's closes them).
   process.once('exit', () => {
     if (backend === null) return;
-    backend.close();
-    for (const descendant of takeGoneSubtree(space.threads, threadId)) backend.engine.closeClientsOfOwner(descendant);
+    try {
+      backend.close();
+    } catch (error) {
+      process.emitWarning(`weblocks-wasm: closing this thread's locks at exit failed: ${error?.message ?? error}`);
+    }
   });
   return new DeferredBackend(clientId, ready);
 }

@@ -1,0 +1,67 @@
+// Agent termination of threads known to be gone (thread-watch.js): closes their clients and gives
+// their stacks and scratch areas back to the region pool.
+//
+// One of them may have died inside an engine call, holding the engine mutex: closing its owner
+// takes the mutex over and rolls that call back (wl_close_clients_of_owner). The closer never
+// waits on the mutex: a holder that is not one of the gone threads may be a thread whose own
+// 'exit' this thread has yet to see (two workers terminated together), and waiting here would
+// keep that event from ever being seen. So each close is one attempt, and what is left is tried
+// again on a later turn of the event loop.
+const RETRY_MS = 5;
+const WARN_AFTER_MS = 2000;
+
+export class GoneThreadCloser {
+  constructor(engineReady, regions, onError) {
+    this.engineReady = engineReady;
+    this.regions = regions;
+    this.onError = onError;
+    this.pending = new Map(); // threadId -> when it was found gone
+    this.timer = null;
+    this.warned = new Set();
+    this.closed = 0;
+  }
+
+  /** `threadIds` are gone (none of them can run any more). */
+  add(threadIds) {
+    const now = performance.now();
+    for (const id of threadIds) if (!this.pending.has(id)) this.pending.set(id, now);
+    this.engineReady.then((engine) => this.run(engine), () => {});
+  }
+
+  run(engine) {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    // The holder first, when it is one of them: the others would only find the mutex taken.
+    const holder = engine.mutexHolderTag();
+    const order = this.pending.has(holder) ? [holder, ...this.pending.keys()] : [...this.pending.keys()];
+    for (const threadId of order) {
+      if (!this.pending.has(threadId)) continue;
+      let closed;
+      try {
+        closed = engine.tryCloseClientsOfOwner(threadId);
+      } catch (error) {
+        this.pending.delete(threadId);
+        this.onError(threadId, error);
+        continue;
+      }
+      if (closed === null) {
+        const since = this.pending.get(threadId);
+        if (performance.now() - since > WARN_AFTER_MS && !this.warned.has(threadId)) {
+          this.warned.add(threadId);
+          this.onError(threadId, new Error(`the engine mutex has been held by thread ${engine.mutexHolderTag()} for over ${WARN_AFTER_MS} ms; still trying`));
+        }
+        continue;
+      }
+      this.pending.delete(threadId);
+      this.warned.delete(threadId);
+      this.closed += closed;
+      this.regions.releaseOwner(threadId);
+    }
+    if (this.pending.size > 0) {
+      this.timer = setTimeout(() => this.run(engine), RETRY_MS);
+      this.timer.unref?.();
+    }
+  }
+}
