@@ -8,7 +8,7 @@ import { RegionPool, REGION_TABLE_BYTES } from '../engine/region-pool.js';
 import { WASM_PAGE, MEMORY_MAXIMUM_PAGES } from '../engine/layout.js';
 import { THREAD_TABLE_BYTES } from './thread-watch.js';
 
-const SPACE_KEY = 'weblocks-wasm/lock-space@1';
+export const SPACE_KEY = 'weblocks-wasm/lock-space@1';
 
 // The engine's own allocations (locks, names, queues) may take all of memory but this much, which
 // stays for the stacks and scratch areas of threads: a thread can still attach (and release)
