@@ -36,7 +36,7 @@ function assertWhole(result) {
 
 describe('threads that die with their children running lock calls', { concurrency: 1 }, () => {
   test('a parent terminated while its children (depth 2) make lock calls: nothing wedged, nothing left', async (t) => {
-    const result = await scenario('death-scenario.mjs', { rounds: 8, depth: [2, 2], how: ['terminate'] });
+    const result = await scenario('death-scenario.mjs', { rounds: 12, depth: [2, 2], how: ['terminate'] });
     t.diagnostic(JSON.stringify(result));
     assertWhole(result);
   });
