@@ -2,7 +2,7 @@
 // depth, whatever Worker class made it; and memory of dead threads and released names reused.
 // Each scenario runs in a process of its own (fixtures/*-scenario.mjs): a crash, an unhandled
 // rejection or a wedged engine there is a failure here, not a broken test runner.
-// Long versions: WEBLOCKS_LONG=1 (see tests/model/thread-chaos.mjs --nested for the chaos run).
+// Long versions: WEBLOCKS_LONG=1 (WEBLOCKS_LONG_SECONDS, WEBLOCKS_LONG_THREADS), or run the fixtures directly.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
