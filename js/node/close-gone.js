@@ -11,9 +11,11 @@ const RETRY_MS = 5;
 const WARN_AFTER_MS = 2000;
 
 export class GoneThreadCloser {
-  constructor(engineReady, regions, onError) {
+  // forget(threadId): the thread's records may go (its clients are closed, its regions back).
+  constructor(engineReady, regions, forget, onError) {
     this.engineReady = engineReady;
     this.regions = regions;
+    this.forget = forget;
     this.onError = onError;
     this.pending = new Map(); // threadId -> when it was found gone
     this.timer = null;
@@ -43,7 +45,7 @@ export class GoneThreadCloser {
         closed = engine.tryCloseClientsOfOwner(threadId);
       } catch (error) {
         this.pending.delete(threadId);
-        this.onError(threadId, error);
+        this.onError(threadId, error); // (BROKEN: the engine refuses every call; its records stay)
         continue;
       }
       if (closed === null) {
@@ -58,6 +60,7 @@ export class GoneThreadCloser {
       this.warned.delete(threadId);
       this.closed += closed;
       this.regions.releaseOwner(threadId);
+      this.forget(threadId);
     }
     if (this.pending.size > 0) {
       this.timer = setTimeout(() => this.run(engine), RETRY_MS);

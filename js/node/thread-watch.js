@@ -48,10 +48,11 @@ export function registerThisThread(tableBuffer) {
 
 /**
  * A thread is gone (its 'exit' was seen): returns it and every recorded thread it created,
- * directly or through threads that did not load the package, and frees their records. All of
- * them are gone (Node joins a thread's workers before the thread ends).
+ * directly or through threads that did not load the package. All of them are gone (Node joins a
+ * thread's workers before the thread ends). Their records stay until forgetThread(), after their
+ * clients are closed: a closer that dies before that leaves them to the closer of its own subtree.
  */
-export function takeGoneSubtree(tableBuffer, threadId) {
+export function goneSubtree(tableBuffer, threadId) {
   const table = new Int32Array(tableBuffer);
   const gone = [threadId];
   for (let next = 0; next < gone.length; next++) {
@@ -59,15 +60,20 @@ export function takeGoneSubtree(tableBuffer, threadId) {
     for (let slot = 0; slot < THREAD_SLOTS; slot++) {
       const at = slot * WORDS;
       const id = Atomics.load(table, at + THREAD);
-      if (id === 0) continue;
-      if (Math.abs(id) === parent) {
-        Atomics.store(table, at + THREAD, 0);
-      } else if (id > 0 && Atomics.load(table, at + ANCESTOR) === parent && !gone.includes(id)) {
-        gone.push(id);
-      }
+      if (id > 0 && Atomics.load(table, at + ANCESTOR) === parent && !gone.includes(id)) gone.push(id);
     }
   }
   return gone;
+}
+
+/** Frees the records of a thread whose clients are closed (the half-written one too). */
+export function forgetThread(tableBuffer, threadId) {
+  const table = new Int32Array(tableBuffer);
+  for (let slot = 0; slot < THREAD_SLOTS; slot++) {
+    const at = slot * WORDS;
+    const id = Atomics.load(table, at + THREAD);
+    if (id === threadId || id === -threadId) Atomics.compareExchange(table, at + THREAD, id, 0);
+  }
 }
 
 /** Threads recorded in the table (for tests and diagnostics). */
