@@ -11,11 +11,14 @@ const RETRY_MS = 5;
 const WARN_AFTER_MS = 2000;
 
 export class GoneThreadCloser {
-  // forget(threadId): the thread's records may go (its clients are closed, its regions back).
-  constructor(engineReady, regions, forget, onError) {
+  // records: { forget(threadId), hasRecordedChildren(threadId) } of the thread table. A closed
+  // thread's record goes only after those of the threads below it (leaves first), so that if
+  // this thread dies half-way, the closer of its own subtree still reaches every one of them.
+  constructor(engineReady, regions, records, onError) {
     this.engineReady = engineReady;
     this.regions = regions;
-    this.forget = forget;
+    this.records = records;
+    this.toForget = new Set();
     this.onError = onError;
     this.pending = new Map(); // threadId -> when it was found gone
     this.timer = null;
@@ -60,9 +63,18 @@ export class GoneThreadCloser {
       this.warned.delete(threadId);
       this.closed += closed;
       this.regions.releaseOwner(threadId);
-      this.forget(threadId);
+      this.toForget.add(threadId);
     }
-    if (this.pending.size > 0) {
+    for (let progress = true; progress && this.toForget.size > 0;) {
+      progress = false;
+      for (const threadId of this.toForget) {
+        if (this.records.hasRecordedChildren(threadId)) continue;
+        this.records.forget(threadId);
+        this.toForget.delete(threadId);
+        progress = true;
+      }
+    }
+    if (this.pending.size > 0 || this.toForget.size > 0) {
       this.timer = setTimeout(() => this.run(engine), RETRY_MS);
       this.timer.unref?.();
     }

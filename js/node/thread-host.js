@@ -9,7 +9,7 @@ import { setInterval, clearInterval } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
-import { registerThisThread, watchWorkers, goneSubtree, forgetThread } from './thread-watch.js';
+import { registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren } from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
 
 const noop = () => {};
@@ -74,8 +74,11 @@ export function connectThread() {
   // Workers this thread creates from now on are watched: once one has exited, its clients and
   // those of the threads it took with it are closed (agent termination), which wakes their
   // waiters, and their stacks and scratch areas go back to the pool.
-  const forget = (goneId) => forgetThread(space.threads, goneId);
-  const closer = new GoneThreadCloser(engineReady, regions, forget, (goneId, error) => {
+  const records = {
+    forget: (goneId) => forgetThread(space.threads, goneId),
+    hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
+  };
+  const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
   });
   watchWorkers((goneId) => closer.add(goneSubtree(space.threads, goneId)));

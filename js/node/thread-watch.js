@@ -66,7 +66,21 @@ export function goneSubtree(tableBuffer, threadId) {
   return gone;
 }
 
-/** Frees the records of a thread whose clients are closed (the half-written one too). */
+/** Whether a recorded thread has `threadId` as its ancestor. */
+export function hasRecordedChildren(tableBuffer, threadId) {
+  const table = new Int32Array(tableBuffer);
+  for (let slot = 0; slot < THREAD_SLOTS; slot++) {
+    const at = slot * WORDS;
+    if (Atomics.load(table, at + THREAD) > 0 && Atomics.load(table, at + ANCESTOR) === threadId) return true;
+  }
+  return false;
+}
+
+/**
+ * Frees the records of a thread whose clients are closed (the half-written one too). Only once
+ * no recorded thread has it as its ancestor: its record is how a closer that takes over (after
+ * this closer died) reaches the threads below it.
+ */
 export function forgetThread(tableBuffer, threadId) {
   const table = new Int32Array(tableBuffer);
   for (let slot = 0; slot < THREAD_SLOTS; slot++) {
