@@ -7,6 +7,9 @@
 // 'exit' this thread has yet to see (two workers terminated together), and waiting here would
 // keep that event from ever being seen. So each close is one attempt, and what is left is tried
 // again on a later turn of the event loop.
+// Node's own timers (a DOM test environment may replace the global ones).
+import { setTimeout, clearTimeout } from 'node:timers';
+
 const RETRY_MS = 5;
 const WARN_AFTER_MS = 2000;
 

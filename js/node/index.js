@@ -1,6 +1,6 @@
 // The Node ponyfill: `locks` is this thread's LockManager in the process-wide lock space (every
-// worker_thread that loads this package shares it). Nothing global is touched except
-// worker_threads.Worker, which is wrapped so that threads that die have their locks released.
+// worker_thread that loads this package shares it). Nothing global is touched: threads that die
+// have their locks released through process.on('worker') and each Worker's 'exit' (thread-watch.js).
 import { createLockManager, LockManager, Lock, createLocalBackend } from '../api/index.js';
 import { threadLocks } from './thread-locks.js';
 

@@ -5,7 +5,7 @@ import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment (jest's jsdom) replaces the global ones with timers
 // that return numbers (no ref/unref).
-import { setInterval, clearInterval } from 'node:timers';
+import { setInterval, clearInterval, setTimeout } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
