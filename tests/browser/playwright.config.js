@@ -1,7 +1,15 @@
-// Playwright for the browser hub: Debian's Chromium (never a downloaded browser), one worker
-// (the specs share one origin's hub per test and the machine has 2 cores), the servers started
-// by the fixtures in support/fixtures.js on free ports.
+// Playwright Test runs the browser specs in three engines, one project each (the `engine` option,
+// read by support/fixtures.js): Debian's Chromium through Playwright, Debian's Firefox ESR through
+// puppeteer-core over WebDriver BiDi, WebKitGTK's MiniBrowser through WebKitWebDriver (under an X
+// server: `xvfb-run -a`). Browsers are never downloaded. One worker (the specs share one origin's
+// hub per test and the machine has 2 cores); the servers are started by the fixtures on free ports.
 import { defineConfig } from '@playwright/test';
+
+// Specs that need Chromium's own powers, run in the chromium project only: chaos and
+// protocol-fuzz (Playwright's browser for many contexts and raw hub ports; long runs), demo (the
+// demo app's Chromium walk-through), frozen (CDP page freezing), contexts (cross-site iframes
+// through Playwright's context; Chromium's SharedWorker partitioning).
+const CHROMIUM_ONLY = ['chaos.spec.js', 'protocol-fuzz.spec.js', 'demo.spec.js', 'frozen.spec.js', 'contexts.spec.js'];
 
 export default defineConfig({
   testDir: '.',
@@ -13,15 +21,23 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: [['list']],
   globalSetup: './support/global-setup.mjs',
-  use: {
-    browserName: 'chromium',
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      ],
+  use: { trace: 'off' },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        engine: 'chromium',
+        browserName: 'chromium',
+        launchOptions: {
+          executablePath: '/usr/bin/chromium',
+          args: [
+            '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync',
+          ],
+        },
+      },
     },
-    trace: 'off',
-  },
+    { name: 'firefox', use: { engine: 'firefox' }, testIgnore: CHROMIUM_ONLY },
+    { name: 'webkit', use: { engine: 'webkit' }, testIgnore: CHROMIUM_ONLY },
+  ],
 });

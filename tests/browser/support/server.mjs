@@ -1,8 +1,12 @@
-// The test server: the repository root over sirv on node:http, twice: a plain origin (no special
-// headers, like most deployments) and a cross-origin-isolated one (COOP + COEP, so pages and
-// their workers may share memory); on the plain origin, `?coi` isolates one page. Port 0: any free port. `node support/server.mjs` serves both
-// until killed, printing their URLs (for trying the pages by hand).
+// The test server: the repository root over sirv on node:http, three times: a plain origin on
+// loopback (no special headers, like most deployments; a secure context, as 127.0.0.1 is), a
+// cross-origin-isolated one on loopback (COOP + COEP, so pages and their workers may share
+// memory), and an insecure origin: plain http on the machine's own non-loopback address, where
+// browsers have no native navigator.locks (a [SecureContext] API) and users need the polyfill.
+// On the plain origins, `?coi` isolates one page. Port 0: any free port. `node
+// support/server.mjs` serves them until killed, printing their URLs (for trying pages by hand).
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
@@ -35,28 +39,47 @@ function handler(isolated) {
   };
 }
 
-function listen(server, port) {
+function listen(server, port, host = '127.0.0.1') {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server.address().port));
+    server.listen(port, host, () => resolve(server.address().port));
   });
 }
 
-/** Starts both origins; returns { plain, isolated, close() } with base URLs ending in '/'. */
-export async function startServers({ plainPort = 0, isolatedPort = 0 } = {}) {
-  const plain = http.createServer(handler(false));
+/** The machine's first non-loopback IPv4 address (what `hostname -I` prints first). */
+export function machineAddress() {
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  throw new Error('the insecure test origin needs a non-loopback IPv4 address on this machine (none in `hostname -I`); '
+    + '127.0.0.1 and localhost are secure contexts');
+}
+
+/**
+ * Starts the origins; returns { plain, isolated, loopback, insecure, close() } with base URLs
+ * ending in '/'. `plain` is where the specs' tabs run: the insecure origin in Firefox and WebKit;
+ * in Chromium the loopback one, because Chromium honours COOP only in secure contexts and its
+ * crash specs need `?coi` pages in processes of their own (its suite runs on `insecure` too).
+ */
+export async function startServers({ engine = 'chromium', plainPort = 0, isolatedPort = 0, insecurePort = 0 } = {}) {
+  const loopback = http.createServer(handler(false));
   const isolated = http.createServer(handler(true));
-  const p = await listen(plain, plainPort);
+  const insecure = http.createServer(handler(false));
+  const address = machineAddress();
+  const l = await listen(loopback, plainPort);
   const i = await listen(isolated, isolatedPort);
+  const n = await listen(insecure, insecurePort, address);
+  const urls = { loopback: `http://127.0.0.1:${l}/`, isolated: `http://127.0.0.1:${i}/`, insecure: `http://${address}:${n}/` };
   return {
-    plain: `http://127.0.0.1:${p}/`,
-    isolated: `http://127.0.0.1:${i}/`,
-    close: () => Promise.all([plain, isolated].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))),
+    ...urls,
+    plain: engine === 'chromium' ? urls.loopback : urls.insecure,
+    close: () => Promise.all([loopback, isolated, insecure].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))),
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const servers = await startServers({ plainPort: 8200, isolatedPort: 8201 });
-  console.log(`plain:    ${servers.plain}tests/browser/pages/plain.html`);
+  const servers = await startServers({ plainPort: 8200, isolatedPort: 8201, insecurePort: 8202 });
+  console.log(`plain:    ${servers.loopback}tests/browser/pages/plain.html`);
   console.log(`isolated: ${servers.isolated}tests/browser/pages/plain.html`);
+  console.log(`insecure: ${servers.insecure}tests/browser/pages/plain.html`);
 }

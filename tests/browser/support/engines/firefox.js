@@ -1,0 +1,94 @@
+// Firefox ESR (Debian's firefox-esr), headless, driven by puppeteer-core over WebDriver BiDi.
+// One browser per Playwright worker; one browser context per test (its own SharedWorker hub:
+// workers are keyed by context as well as origin).
+//
+// Processes: with Fission every tab that loads a page of an origin gets a content process
+// (`-contentproc -isForBrowser ... tab`) of its own, a child of the browser; the hub's
+// SharedWorker runs in a content process of its origin, the one of the tab that started it when
+// that tab was alone. Found by comparing the browser's content processes before and after a tab
+// opens (opening tabs is serialized for that); preallocated processes are turned off so that a
+// tab never adopts one started earlier.
+import puppeteer from 'puppeteer-core';
+import { descendants, killAndWait } from '../processes.js';
+import { RemoteTab } from './remote-tab.js';
+
+const PREFS = {
+  'dom.ipc.processPrelaunch.enabled': false,
+  'dom.ipc.processCount.webIsolated': 16,
+  'dom.ipc.keepProcessesAlive.webIsolated.perOrigin': 0,
+};
+
+function tabProcesses(root) {
+  return descendants(root).filter((p) => p.argv.includes('-contentproc') && p.argv.at(-1) === 'tab').map((p) => p.pid);
+}
+
+const CONSOLE_TYPES = { warn: 'warning' };
+
+class FirefoxTab extends RemoteTab {
+  constructor(page) {
+    super();
+    this.page = page;
+    page.on('console', (message) => this.emit('console', {
+      type: () => CONSOLE_TYPES[message.type()] ?? message.type(),
+      text: () => message.text(),
+    }));
+    page.on('pageerror', (error) => this.emit('pageerror', error));
+  }
+
+  evaluate(fn, arg) { return this.page.evaluate(fn, arg); }
+  async goto(url) { await this.page.goto(url); }
+  async reload() { await this.page.reload(); }
+  url() { return this.page.url(); }
+  async close() { if (!this.page.isClosed()) await this.page.close(); }
+}
+
+class FirefoxSession {
+  constructor(browserPid, context) {
+    this.browserPid = browserPid;
+    this.context = context;
+    this.opening = Promise.resolve();
+  }
+
+  /** A new tab with `url` loaded; `listen(tab)` runs before the load. */
+  open(url, listen) {
+    const run = async () => {
+      const before = new Set(tabProcesses(this.browserPid));
+      const tab = new FirefoxTab(await this.context.newPage());
+      listen?.(tab);
+      await tab.goto(url);
+      tab.processes = tabProcesses(this.browserPid).filter((pid) => !before.has(pid));
+      return tab;
+    };
+    const opened = this.opening.then(run, run);
+    this.opening = opened.catch(() => {});
+    return opened;
+  }
+
+  processOf(tab) {
+    if (tab.processes.length !== 1) {
+      throw new Error(`cannot tell which content process hosts the tab: it started ${JSON.stringify(tab.processes)}`);
+    }
+    return tab.processes[0];
+  }
+
+  /** Kills the tab's content process (SIGKILL) and resolves once it has exited. */
+  async crash(tab) {
+    const pid = this.processOf(tab);
+    await killAndWait(pid);
+    return { pid };
+  }
+
+  async close() { await this.context.close().catch(() => {}); }
+}
+
+export async function launchFirefox() {
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true, extraPrefsFirefox: PREFS,
+  });
+  const pid = browser.process().pid;
+  return {
+    name: 'firefox',
+    async newSession() { return new FirefoxSession(pid, await browser.createBrowserContext()); },
+    close: () => browser.close(),
+  };
+}

@@ -1,0 +1,50 @@
+// Processes of a browser we launched, read from /proc: which content or web processes it runs,
+// and killing one of them (SIGKILL, as a crash would) by pid. Never by name: other browsers run
+// on the same machine.
+import fs from 'node:fs';
+
+function parentOf(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** The descendants of `root` as [{ pid, argv }], children before grandchildren. */
+export function descendants(root) {
+  const children = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = parentOf(entry);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(Number(entry));
+    } catch { /* exited while we looked */ }
+  }
+  const found = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const pid of children.get(queue.shift()) ?? []) {
+      let argv = [];
+      try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { continue; }
+      found.push({ pid, argv });
+      queue.push(pid);
+    }
+  }
+  return found;
+}
+
+export function alive(pid) {
+  try {
+    // A zombie has exited: only its parent's wait() is missing.
+    return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch { return false; }
+}
+
+/** SIGKILLs `pid` and resolves once it has exited. */
+export async function killAndWait(pid, timeoutMs = 10_000) {
+  process.kill(pid, 'SIGKILL');
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still alive ${timeoutMs} ms after SIGKILL`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

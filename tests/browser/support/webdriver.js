@@ -1,0 +1,89 @@
+// A minimal W3C WebDriver (classic, JSON over HTTP) client: the few commands the browser specs
+// need from WebKitWebDriver (sessions, windows, navigation, script). Written against the spec with
+// fetch rather than taken from npm: the clients there bring large dependency trees for the same
+// dozen endpoints, and the specs need one thing they do not give, scripts that do not block the
+// session while a page waits for a lock (see evaluate() in engines/webkit.js).
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
+  });
+}
+
+export class WebDriverError extends Error {
+  constructor(command, value) {
+    super(`WebDriver ${command}: ${value?.error ?? 'error'}: ${value?.message ?? JSON.stringify(value)}`);
+    this.code = value?.error;
+  }
+}
+
+/** Starts a driver binary on a free loopback port; resolves when it answers /status. */
+export async function startDriver(binary, args = []) {
+  const port = await freePort();
+  const child = spawn(binary, [`--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${binary} exited (${child.exitCode}): ${stderr}`);
+    try { if ((await fetch(`${url}/status`)).ok) break; } catch { /* not listening yet */ }
+    if (Date.now() > deadline) { child.kill(); throw new Error(`${binary} did not answer on ${url}: ${stderr}`); }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url, pid: child.pid, stop: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill(); } }) };
+}
+
+/** One WebDriver session. Commands are sent one at a time (a session serves one command at once). */
+export class WebDriverSession {
+  static async create(driverUrl, capabilities) {
+    const response = await fetch(`${driverUrl}/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ capabilities: { alwaysMatch: capabilities } }),
+    });
+    const body = await response.json();
+    if (!response.ok) throw new WebDriverError('new session', body.value);
+    return new WebDriverSession(driverUrl, body.value.sessionId);
+  }
+
+  constructor(driverUrl, id) {
+    this.base = `${driverUrl}/session/${id}`;
+    this.queue = Promise.resolve();
+    this.current = null;
+  }
+
+  /** Runs `task` after the commands before it have been answered. */
+  enqueue(task) {
+    const result = this.queue.then(task, task);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  send(method, path, body) { return this.enqueue(() => this.sendNow(method, path, body)); }
+
+  /** Runs `path` on window `handle`, switching to it first when another window is current. */
+  inWindow(handle, method, path, body) {
+    return this.enqueue(async () => {
+      if (this.current !== handle) {
+        await this.sendNow('POST', '/window', { handle });
+        this.current = handle;
+      }
+      return this.sendNow(method, path, body);
+    });
+  }
+
+  async sendNow(method, path, body) {
+    const response = await fetch(`${this.base}${path}`, {
+      method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const value = (await response.json()).value;
+    if (!response.ok) throw new WebDriverError(`${method} ${path}`, value);
+    return value;
+  }
+
+  delete() { return this.send('DELETE', ''); }
+}
