@@ -27,10 +27,10 @@ function chromiumOnly(engine, fixture) {
   });
 }
 
-async function launch(engine, browser) {
+async function launch(engine, browser, servers) {
   if (engine === 'chromium') return chromiumEngine(browser);
   if (engine === 'firefox') return (await import('./engines/firefox.js')).launchFirefox();
-  if (engine === 'webkit') return (await import('./engines/webkit.js')).launchWebKit();
+  if (engine === 'webkit') return (await import('./engines/webkit.js')).launchWebKit(servers);
   throw new Error(`unknown engine ${engine}: chromium, firefox or webkit`);
 }
 
@@ -54,8 +54,8 @@ export const test = base.extend({
   }, { scope: 'worker' }],
 
   /** The engine's browser: newSession(initScript?) -> a session (tabs that share one lock space). */
-  driver: [async ({ engine, browser }, use) => {
-    const driver = await launch(engine, browser);
+  driver: [async ({ engine, browser, servers }, use) => {
+    const driver = await launch(engine, browser, servers);
     await use(driver);
     await driver.close();
   }, { scope: 'worker', timeout: 60_000 }],

@@ -8,7 +8,11 @@ function parentOf(pid) {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-/** The descendants of `root` as [{ pid, argv }], children before grandchildren. */
+/**
+ * The descendants of `root` as [{ pid, command }], children before grandchildren. `command` is
+ * the command line joined by spaces (a process forked by Firefox's fork server rewrites its
+ * command line as one string).
+ */
 export function descendants(root) {
   const children = new Map();
   for (const entry of fs.readdirSync('/proc')) {
@@ -23,9 +27,9 @@ export function descendants(root) {
   const queue = [root];
   while (queue.length) {
     for (const pid of children.get(queue.shift()) ?? []) {
-      let argv = [];
-      try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { continue; }
-      found.push({ pid, argv });
+      let command;
+      try { command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '); } catch { continue; }
+      found.push({ pid, command });
       queue.push(pid);
     }
   }

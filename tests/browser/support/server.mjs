@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
+import { RemoteControl } from './remote-control.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -19,19 +20,21 @@ const ISOLATION = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-function handler(isolated) {
+function handler(isolated, remote) {
   const files = sirv(root, { dev: true, dotfiles: false });
   return (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
+    const headers = { 'Cache-Control': 'no-store' };
     // ?coi on the plain origin: an isolated page of the same origin (same hub), which Chromium
     // puts in a process of its own (crashing it cannot take the hub down with it).
-    if (isolated || /[?&]coi\b/.test(req.url)) for (const [name, value] of Object.entries(ISOLATION)) res.setHeader(name, value);
+    if (isolated || /[?&]coi\b/.test(req.url)) Object.assign(headers, ISOLATION);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
     const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub)\.js)(\?.*)?$/);
     if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
     // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
     const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noHub) req.url = `/build/dist/${noHub[1]}`;
+    if (remote.serveWithAgent(req, res, headers)) return;
     files(req, res, () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found');
@@ -56,15 +59,17 @@ export function machineAddress() {
 }
 
 /**
- * Starts the origins; returns { plain, isolated, loopback, insecure, close() } with base URLs
- * ending in '/'. `plain` is where the specs' tabs run: the insecure origin in Firefox and WebKit;
+ * Starts the origins; returns { plain, isolated, loopback, insecure, remote, close() } with base
+ * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain` is where the specs' tabs run: the insecure origin in Firefox and WebKit;
  * in Chromium the loopback one, because Chromium honours COOP only in secure contexts and its
  * crash specs need `?coi` pages in processes of their own (its suite runs on `insecure` too).
  */
 export async function startServers({ engine = 'chromium', plainPort = 0, isolatedPort = 0, insecurePort = 0 } = {}) {
-  const loopback = http.createServer(handler(false));
-  const isolated = http.createServer(handler(true));
-  const insecure = http.createServer(handler(false));
+  const remote = new RemoteControl(root);
+  const loopback = http.createServer(handler(false, remote));
+  const isolated = http.createServer(handler(true, remote));
+  const insecure = http.createServer(handler(false, remote));
+  for (const server of [loopback, isolated, insecure]) remote.attach(server);
   const address = machineAddress();
   const l = await listen(loopback, plainPort);
   const i = await listen(isolated, isolatedPort);
@@ -73,7 +78,11 @@ export async function startServers({ engine = 'chromium', plainPort = 0, isolate
   return {
     ...urls,
     plain: engine === 'chromium' ? urls.loopback : urls.insecure,
-    close: () => Promise.all([loopback, isolated, insecure].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))),
+    remote,
+    close: () => {
+      remote.close();
+      return Promise.all([loopback, isolated, insecure].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); })));
+    },
   };
 }
 

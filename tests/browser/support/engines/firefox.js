@@ -19,7 +19,7 @@ const PREFS = {
 };
 
 function tabProcesses(root) {
-  return descendants(root).filter((p) => p.argv.includes('-contentproc') && p.argv.at(-1) === 'tab').map((p) => p.pid);
+  return descendants(root).filter((p) => / -contentproc .* tab$/.test(p.command)).map((p) => p.pid);
 }
 
 const CONSOLE_TYPES = { warn: 'warning' };

@@ -1,99 +1,118 @@
-// WebKitGTK: WebKitWebDriver drives Debian's MiniBrowser (under an X server: the test command
-// runs this project under xvfb-run). One WebDriver session (one MiniBrowser) per test, so the
-// origin's hub and every process start fresh; each tab is a window of that session.
+// WebKitGTK: WebKitWebDriver starts Debian's MiniBrowser (under an X server: the test command
+// runs the browser tests under xvfb-run), one WebDriver session (one MiniBrowser, a fresh hub and
+// fresh processes) per test. WebKit ends a WebDriver session as soon as any of its pages' web
+// processes crashes (and leaves the browser running), while the liveness and hub-loss specs crash
+// them on purpose and go on. So the pages are driven over the test server's remote-control
+// channel (support/remote-control.mjs, remote-agent.js), which outlives a crash, and WebDriver
+// only starts the browser and opens windows: each tab a window of its own (a web process of its
+// own) while the session lives; after a crash ended it, a launcher page opens further tabs with
+// window.open (MiniBrowser runs with --javascript-can-open-windows-automatically), and those share
+// the launcher's web process (their process cannot be crashed alone: processOf says so).
 //
-// Processes: every window that loads a page gets a WebKitWebProcess of its own, a child of the
-// MiniBrowser; the hub's SharedWorker runs in a web process of its origin. Both are found by
-// comparing the MiniBrowser's children before and after (opening tabs is serialized for that).
+// Processes: a tab's WebKitWebProcess is a child of the MiniBrowser, found by comparing the
+// MiniBrowser's web processes before and after the tab opens (opening is serialized); the hub's
+// SharedWorker runs in the web process of the tab that started it.
 import { WebDriverSession, startDriver } from '../webdriver.js';
-import { descendants, killAndWait } from '../processes.js';
+import { alive, descendants, killAndWait } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
-const WEB_PROCESS = /\/WebKitWebProcess$/;
 
 function webProcesses(root) {
-  return descendants(root).filter((p) => WEB_PROCESS.test(p.argv[0])).map((p) => p.pid);
+  return descendants(root).filter((p) => /\/WebKitWebProcess /.test(p.command)).map((p) => p.pid);
+}
+
+function withTab(url, id) {
+  const u = new URL(url);
+  u.searchParams.set('remote-tab', id);
+  return u.href;
 }
 
 class WebKitTab extends RemoteTab {
-  constructor(session, handle) {
+  constructor(session, id) {
     super();
     this.session = session;
-    this.handle = handle;
-    this.slots = 0;
-    this.closed = false;
+    this.id = id;
+    this.page = null;
+    this.lastUrl = '';
   }
 
-  command(method, path, body) { return this.session.wd.inWindow(this.handle, method, path, body); }
-
-  /**
-   * Playwright's page.evaluate(fn, arg). A WebDriver session runs one command at a time, and a
-   * harness call may wait for a lock that another tab's next command releases: so the function
-   * is started in the page and its result collected by short polls, never awaited in one command.
-   */
-  async evaluate(fn, arg) {
-    const slot = ++this.slots;
-    const start = `
-      const [arg, slot, done] = arguments;
-      const results = window.__webdriverResults || (window.__webdriverResults = new Map());
-      const record = { done: false };
-      results.set(slot, record);
-      let given = false;
-      const give = () => { if (given) return; given = true; if (record.done) results.delete(slot); done(record); };
-      Promise.resolve().then(() => (${fn})(arg)).then(
-        (value) => { record.done = true; record.value = value === undefined ? null : value; give(); },
-        (error) => { record.done = true; record.error = String((error && error.stack) || error); give(); });
-      setTimeout(give, 50);`;
-    let record = await this.command('POST', '/execute/async', { script: start, args: [arg ?? null, slot] });
-    for (let wait = 2; !record.done; wait = Math.min(wait * 2, 20)) {
-      await new Promise((r) => setTimeout(r, wait));
-      record = await this.command('POST', '/execute/sync', {
-        script: `const results = window.__webdriverResults; const r = results && results.get(arguments[0]);
-          if (r && r.done) results.delete(arguments[0]); return r || { done: true, error: 'the page navigated away' };`,
-        args: [slot],
-      });
-    }
-    if (record.error !== undefined) throw new Error(`evaluate: ${record.error}`);
-    return record.value;
+  attach(page, url) {
+    this.page = page;
+    this.lastUrl = url;
+    page.listeners.add((m) => {
+      if (m.t === 'console') this.emit('console', { type: () => m.type, text: () => m.text });
+      if (m.t === 'pageerror') this.emit('pageerror', { stack: m.text });
+    });
   }
 
-  async goto(url) { await this.command('POST', '/url', { url }); }
-  async reload() { await this.command('POST', '/refresh', {}); }
-  url() { return this.lastUrl ?? ''; }
+  evaluate(fn, arg) { return this.session.remote.evaluate(this.page, fn, arg); }
+
+  /** Runs `fn` (which leaves the document) and resolves when the next document has connected. */
+  async leave(fn, arg, url) {
+    const next = this.session.remote.connected(this.id);
+    await this.evaluate(fn, arg);
+    this.attach(await next, url);
+  }
+
+  goto(url) {
+    const target = withTab(url, this.id);
+    return this.leave((u) => { setTimeout(() => { location.href = u; }, 0); return true; }, target, url);
+  }
+
+  reload() { return this.leave(() => { setTimeout(() => location.reload(), 0); return true; }, null, this.lastUrl); }
+  url() { return this.lastUrl; }
 
   async close() {
-    if (this.closed) return;
-    this.closed = true;
-    await this.session.wd.enqueue(async () => {
-      await this.session.wd.sendNow('POST', '/window', { handle: this.handle });
-      this.session.wd.current = this.handle;
-      await this.session.wd.sendNow('DELETE', '/window');
-      this.session.wd.current = null;
-    });
+    if (!this.page || this.page.closed) return;
+    if (!(this.handle && await this.session.closeWindow(this.handle))) {
+      await this.evaluate(() => { setTimeout(() => window.close(), 0); return true; });
+    }
+    await this.page.closedPromise;
   }
 }
 
 class WebKitSession {
-  constructor(wd, browserPid, blankHandle) {
-    this.wd = wd;
-    this.browserPid = browserPid;
-    this.blankHandle = blankHandle;
+  constructor({ wd, browserPid, remote, launcher, prefix }) {
+    Object.assign(this, { wd, browserPid, remote, launcher, prefix });
     this.opening = Promise.resolve();
-    this.tabs = [];
+    this.tabs = 0;
+    this.webdriverAlive = true;
   }
 
-  /** A new window with `url` loaded; `listen(tab)` runs before the load. */
+  /** Runs a WebDriver command; null once WebKit has ended the session (after a crash). */
+  async webdriver(send) {
+    if (!this.webdriverAlive) return null;
+    try {
+      return await send(this.wd);
+    } catch (error) {
+      if (error.code !== 'invalid session id') throw error;
+      this.webdriverAlive = false;
+      return null;
+    }
+  }
+
+  async closeWindow(handle) {
+    return (await this.webdriver((wd) => wd.inWindow(handle, 'DELETE', '/window'))) !== null;
+  }
+
+  /** A new tab with `url` loaded; `listen(tab)` runs before its first script. */
   open(url, listen) {
     const run = async () => {
       const before = new Set(webProcesses(this.browserPid));
-      const { handle } = await this.wd.send('POST', '/window/new', { type: 'tab' });
-      const tab = new WebKitTab(this, handle);
-      listen?.(tab);
-      await tab.goto(url);
-      tab.lastUrl = url;
+      const tab = new WebKitTab(this, `${this.prefix}-${++this.tabs}`);
+      const next = this.remote.connected(tab.id);
+      tab.handle = (await this.webdriver((wd) => wd.send('POST', '/window/new', { type: 'tab' })))?.handle;
+      if (tab.handle) {
+        // Not awaited: WebDriver answers at the load event, the agent connects before it.
+        this.webdriver((wd) => wd.inWindow(tab.handle, 'POST', '/url', { url: withTab(url, tab.id) })).catch(() => {});
+      } else {
+        await this.remote.evaluate(this.launcher, (u) => { window.open(u, '_blank', 'noopener'); return true; }, withTab(url, tab.id));
+      }
+      const page = await next;
       tab.processes = webProcesses(this.browserPid).filter((pid) => !before.has(pid));
-      this.tabs.push(tab);
+      tab.attach(page, url);
+      listen?.(tab);
       return tab;
     };
     const opened = this.opening.then(run, run);
@@ -101,7 +120,6 @@ class WebKitSession {
     return opened;
   }
 
-  /** The tab's own web process, as found when it opened. */
   processOf(tab) {
     if (tab.processes.length !== 1) {
       throw new Error(`cannot tell which WebKitWebProcess hosts the tab: it started ${JSON.stringify(tab.processes)}`);
@@ -113,30 +131,35 @@ class WebKitSession {
   async crash(tab) {
     const pid = this.processOf(tab);
     await killAndWait(pid);
-    tab.closed = true;
     return { pid };
   }
 
-  webProcesses() { return webProcesses(this.browserPid); }
-
-  async close() { await this.wd.delete().catch(() => {}); }
+  async close() {
+    // After a crash WebKit has already ended the WebDriver session but left the browser running.
+    await this.webdriver((wd) => wd.delete()).catch(() => {});
+    if (alive(this.browserPid)) await killAndWait(this.browserPid);
+  }
 }
 
-export async function launchWebKit() {
+export async function launchWebKit(servers) {
   if (!process.env.DISPLAY) {
     throw new Error('WebKit needs an X server: run the browser tests under `xvfb-run -a` (scripts/test.sh does)');
   }
   const driver = await startDriver('/usr/bin/WebKitWebDriver');
+  let sessions = 0;
   return {
     name: 'webkit',
     async newSession() {
       const before = new Set(descendants(driver.pid).map((p) => p.pid));
       const wd = await WebDriverSession.create(driver.url, {
-        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
       });
-      const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.argv[0] === MINIBROWSER);
+      const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
       if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
-      return new WebKitSession(wd, browser.pid, await wd.send('GET', '/window'));
+      const prefix = `s${++sessions}`;
+      const connected = servers.remote.connected(`${prefix}-launcher`);
+      await wd.send('POST', '/url', { url: withTab(`${servers.loopback}tests/browser/pages/launcher.html`, `${prefix}-launcher`) });
+      return new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
     },
     close: () => driver.stop(),
   };

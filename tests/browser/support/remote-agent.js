@@ -1,0 +1,35 @@
+// Injected by the test server into pages opened with `?remote-tab=<id>` (WebKit, see
+// engines/webkit.js): connects back to the test process over a WebSocket and runs the functions
+// it is sent (Playwright's page.evaluate, over our own channel), reports console messages and
+// uncaught errors. A WebDriver session cannot do this for us: WebKit ends the whole session when
+// any of its pages' processes crashes, and the liveness specs crash them on purpose.
+(function remoteAgent() {
+  const tab = new URLSearchParams(location.search).get('remote-tab');
+  if (!tab) return;
+  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/__remote?tab=${encodeURIComponent(tab)}`);
+  const early = [];
+  const send = (message) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message)); else early.push(message);
+  };
+  socket.onopen = () => { for (const m of early.splice(0)) socket.send(JSON.stringify(m)); };
+  for (const type of ['log', 'info', 'warn', 'error', 'debug']) {
+    const original = console[type];
+    console[type] = function (...args) {
+      send({ t: 'console', type: type === 'warn' ? 'warning' : type, text: args.map((a) => String(a)).join(' ') });
+      return original.apply(this, args);
+    };
+  }
+  addEventListener('error', (event) => send({ t: 'pageerror', text: String((event.error && event.error.stack) || event.message) }));
+  socket.onmessage = async (event) => {
+    const command = JSON.parse(event.data);
+    let reply;
+    try {
+      const fn = (0, eval)(`(${command.fn})`);
+      const value = await fn(command.arg);
+      reply = { t: 'result', id: command.id, value: value === undefined ? null : value };
+    } catch (error) {
+      reply = { t: 'result', id: command.id, error: String((error && error.stack) || error) };
+    }
+    send(reply);
+  };
+})();
