@@ -1,25 +1,34 @@
-// Hub loss: the hub SharedWorker lives in a renderer process of one tab; when that process
-// crashes the hub dies with it. The other tabs notice (no message, no answer to a probe), start a
-// fresh hub, and re-register the locks they hold and the requests they wait for; the new hub's
-// reclaim window admits nothing new until they have. Mutual exclusion holds throughout.
-import { test, expect, call, until, named } from './support/fixtures.js';
+// Hub loss: the hub SharedWorker lives in the process of one tab (the one that started it: in
+// every engine here the specs start it in a tab alone); when that process dies the hub dies with
+// it. The other tabs notice, get a fresh hub, and re-register the locks they hold and the requests
+// they wait for; the new hub's reclaim window admits nothing new until they have. Mutual exclusion
+// holds throughout. Engines differ in what the survivors see (docs/browser.md "Liveness"): in
+// Chromium the next `new SharedWorker` gets a fresh hub; in Firefox the old port goes silent;
+// WebKit relaunches the dead worker and hands it the survivors' original ports as fresh `connect`
+// events. Times are recorded, not asserted.
+import { test, expect, call, until, named, report } from './support/fixtures.js';
 
-function report(label, ms) {
-  test.info().annotations.push({ type: 'measured', description: `${label}: ${ms.toFixed(1)} ms` });
-  console.log(`measured: ${label}: ${ms.toFixed(1)} ms`);
+/**
+ * Waits until every page is on a hub other than `oldHubId`, failing at once if two of the
+ * `exclusive` handles ([page, handle] on one lock name) are held together: mutual exclusion is
+ * checked on the pages' own handle states, which need no hub to answer.
+ */
+async function recoverWithoutOverlap(pages, oldHubId, exclusive, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = await Promise.all(exclusive.map(([page, id]) => call(page, 'state', id)));
+    expect(states.filter((s) => s === 'held').length, `one holder at most after the hub died (states ${JSON.stringify(states)})`).toBeLessThanOrEqual(1);
+    const connections = await Promise.all(pages.map((page) => call(page, 'connection')));
+    if (connections.every((c) => c.hubId !== null && c.hubId !== oldHubId)) return connections;
+    if (Date.now() > deadline) throw new Error(`not every page reached a new hub within ${timeoutMs} ms: ${JSON.stringify(connections)}; states ${JSON.stringify(states)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
-async function waitForNewHub(page, oldHubId) {
-  await page.waitForFunction((old) => {
-    const c = window.harness.connection();
-    return c.hubId !== null && c.hubId !== old;
-  }, oldHubId, { timeout: 20_000, polling: 20 });
-  return call(page, 'connection');
-}
-
-test('when the hub\'s host tab crashes, the tabs that hold and wait re-register with a new hub in order, with no overlap', async ({ openTab, context }) => {
-  // The host alone creates the hub, in its own process; the others are isolated pages of the
-  // same origin (processes of their own), so the crash takes down the host and the hub only.
+test('when the hub\'s process dies, the tabs that hold and wait re-register with a new hub in order, with no overlap', async ({ openTab, killHubProcess }) => {
+  // The host alone creates the hub, in its own process; the others are pages of the same origin
+  // in processes of their own (isolated pages in Chromium; every tab in Firefox and WebKit), so
+  // the kill takes down the host and the hub only.
   const host = await openTab();
   await call(host, 'query');
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
@@ -34,13 +43,11 @@ test('when the hub\'s host tab crashes, the tabs that hold and wait re-register 
   await until(a, (s) => named(s.pending, 'survivor').length === 1, 'b waits behind a');
   const before = await call(a, 'connection');
 
-  const crashed = new Promise((resolve) => host.once('crash', resolve));
-  (await context.newCDPSession(host)).send('Page.crash').catch(() => {});
-  await crashed;
+  await killHubProcess(host);
   const crashedAt = await call(a, 'clock');
 
-  const [afterA, afterB] = await Promise.all([waitForNewHub(a, before.hubId), waitForNewHub(b, before.hubId)]);
-  report('hub host crashed -> first client on a new hub', (await call(a, 'clock')) - crashedAt);
+  const [afterA, afterB] = await recoverWithoutOverlap([a, b], before.hubId, [[a, held], [b, waiting]]);
+  report('hub process killed -> holder and waiter on a new hub', (await call(a, 'clock')) - crashedAt);
   expect(afterA.hubId).toBe(afterB.hubId);
   expect(afterA.stats.hubLosses).toBe(1);
   expect(afterB.stats.hubLosses).toBe(1);
@@ -54,15 +61,19 @@ test('when the hub\'s host tab crashes, the tabs that hold and wait re-register 
   expect(named(state.pending, 'survivor').map((l) => l.clientId)).toEqual([afterB.clientId, (await call(c, 'connection')).clientId]);
   expect(named(state.held, 'readers').map((l) => l.clientId).sort()).toEqual([afterA.clientId, afterB.clientId].sort());
   expect(named(state.held, 'host-only'), 'the crashed tab\'s lock is gone').toEqual([]);
-  report('hub host crashed -> state re-registered and visible', (await call(a, 'clock')) - crashedAt);
+  report('hub process killed -> state re-registered and visible', (await call(a, 'clock')) - crashedAt);
 
+  // Order is proven by the states (b waits while a holds, c while b holds); the clocks add that
+  // no grant came before the release it needed. They are compared with >=: Firefox rounds
+  // performance.now() to 1 ms here, and two tabs' events can fall in the same millisecond.
+  expect(await call(b, 'state', waiting)).toBe('pending');
   const releasedAt = await call(a, 'release', held);
   const grantedB = await call(b, 'granted', waiting);
-  expect(grantedB.at, 'b was granted only after a released').toBeGreaterThan(releasedAt);
+  expect(grantedB.at, 'b was granted only after a released').toBeGreaterThanOrEqual(releasedAt);
   expect(await call(c, 'state', late)).toBe('pending');
   const releasedB = await call(b, 'release', waiting);
   const grantedC = await call(c, 'granted', late);
-  expect(grantedC.at).toBeGreaterThan(releasedB);
+  expect(grantedC.at, 'c was granted only after b released').toBeGreaterThanOrEqual(releasedB);
   await call(c, 'release', late);
   for (const [page, id] of [[a, held], [b, waiting], [c, late]]) expect(await call(page, 'settled', id)).toMatchObject({ ok: true });
   await call(a, 'release', sharedA);
@@ -70,7 +81,7 @@ test('when the hub\'s host tab crashes, the tabs that hold and wait re-register 
   expect(await call(a, 'settled', sharedA)).toMatchObject({ ok: true });
 });
 
-test('a tab that opens right after the hub died, before the survivors noticed, still waits for the lock a survivor holds', async ({ openTab, context }) => {
+test('a tab that opens right after the hub died, before the survivors noticed, still waits for the lock a survivor holds', async ({ openTab, killHubProcess }) => {
   const host = await openTab();
   await call(host, 'query');
   const a = await openTab('plain.html?coi');
@@ -78,23 +89,22 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   await call(a, 'granted', held);
   const before = await call(a, 'connection');
 
-  const crashed = new Promise((resolve) => host.once('crash', resolve));
-  (await context.newCDPSession(host)).send('Page.crash').catch(() => {});
-  await crashed;
+  await killHubProcess(host);
   // The newcomer creates the new hub at once. The hub announces itself; `a` answers that it held
   // locks under another hub, so the new hub opens its reclaim window before granting anything.
   const newcomer = await openTab('plain.html?coi');
   const crashedAt = await call(a, 'clock');
   const late = await call(newcomer, 'request', 'contested');
-  const after = await waitForNewHub(a, before.hubId);
+  const [after] = await recoverWithoutOverlap([a, newcomer], before.hubId, [[a, held], [newcomer, late]]);
   report('newcomer started a hub -> survivor on it', (await call(a, 'clock')) - crashedAt);
   expect(after.hubId).toBe((await call(newcomer, 'connection')).hubId);
   expect(await call(a, 'state', held)).toBe('held');
   const state = await until(newcomer, (s) => named(s.pending, 'contested').length === 1, 'the newcomer waits');
   expect(named(state.held, 'contested')).toEqual([{ name: 'contested', mode: 'exclusive', clientId: after.clientId }]);
+  expect(await call(newcomer, 'state', late)).toBe('pending');
   const releasedAt = await call(a, 'release', held);
   const granted = await call(newcomer, 'granted', late);
-  expect(granted.at, 'the newcomer was granted only after the survivor released').toBeGreaterThan(releasedAt);
+  expect(granted.at, 'the newcomer was granted only after the survivor released').toBeGreaterThanOrEqual(releasedAt);
   await call(newcomer, 'release', late);
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
 });

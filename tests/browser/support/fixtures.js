@@ -99,6 +99,16 @@ export const test = base.extend({
   crashTab: async ({ session }, use) => {
     await use((tab) => session.crash(tab));
   },
+
+  /**
+   * killHubProcess(host): the process that runs the hub dies at once. `host` is the tab that
+   * started the hub while it was the only tab of its origin (Chromium: its renderer is crashed,
+   * Page.crash; Firefox, WebKit: the process with the hub's worker thread is found under /proc,
+   * checked to be the host's, and SIGKILLed). Resolves once the process has gone.
+   */
+  killHubProcess: async ({ session }, use) => {
+    await use((host) => session.killHub(host));
+  },
 });
 
 /** Runs a harness method in a page (path [] = the page itself, [id] = its worker, ...). */

@@ -52,3 +52,19 @@ export async function killAndWait(pid, timeoutMs = 10_000) {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** The names of a process's threads (/proc/<pid>/task/<tid>/comm, 15 characters at most). */
+export function threadNames(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+      try { return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(); } catch { return ''; }
+    });
+  } catch { return []; }
+}
+
+/** The one process among `pids` with a thread whose name matches `pattern`; throws unless exactly one. */
+export function processWithThread(pids, pattern, what) {
+  const found = pids.filter((pid) => threadNames(pid).some((name) => pattern.test(name)));
+  if (found.length !== 1) throw new Error(`cannot tell which process runs ${what}: processes with a ${pattern} thread: ${JSON.stringify(found)} of ${JSON.stringify(pids)}`);
+  return found[0];
+}

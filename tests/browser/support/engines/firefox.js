@@ -9,7 +9,7 @@
 // opens (opening tabs is serialized for that); preallocated processes are turned off so that a
 // tab never adopts one started earlier.
 import puppeteer from 'puppeteer-core';
-import { descendants, killAndWait } from '../processes.js';
+import { descendants, killAndWait, processWithThread } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 
 const PREFS = {
@@ -74,6 +74,17 @@ class FirefoxSession {
   /** Kills the tab's content process (SIGKILL) and resolves once it has exited. */
   async crash(tab) {
     const pid = this.processOf(tab);
+    await killAndWait(pid);
+    return { pid };
+  }
+
+  /**
+   * Kills the process that runs the hub (a content process with a worker thread, "DOM Worker":
+   * the specs that call this start no dedicated workers) and resolves once it has exited.
+   */
+  async killHub(host) {
+    const pid = processWithThread(tabProcesses(this.browserPid), /^DOM Worker$/, 'the hub SharedWorker');
+    if (pid !== this.processOf(host)) throw new Error(`the hub runs in content process ${pid}, not in the host tab's (${this.processOf(host)})`);
     await killAndWait(pid);
     return { pid };
   }

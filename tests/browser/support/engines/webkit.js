@@ -13,7 +13,7 @@
 // MiniBrowser's web processes before and after the tab opens (opening is serialized); the hub's
 // SharedWorker runs in the web process of the tab that started it.
 import { WebDriverSession, startDriver } from '../webdriver.js';
-import { alive, descendants, killAndWait } from '../processes.js';
+import { alive, descendants, killAndWait, processWithThread } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -104,9 +104,12 @@ class WebKitSession {
       const next = this.remote.connected(tab.id);
       tab.handle = (await this.webdriver((wd) => wd.send('POST', '/window/new', { type: 'tab' })))?.handle;
       if (tab.handle) {
-        // Not awaited: WebDriver answers at the load event, the agent connects before it.
-        this.webdriver((wd) => wd.inWindow(tab.handle, 'POST', '/url', { url: withTab(url, tab.id) })).catch(() => {});
-      } else {
+        // WebDriver answers at the load event, or null when WebKit ended the session meanwhile.
+        const loading = this.webdriver((wd) => wd.inWindow(tab.handle, 'POST', '/url', { url: withTab(url, tab.id) }));
+        if (await Promise.race([next.then(() => 'connected'), loading]) === null) tab.handle = undefined;
+        else loading.catch(() => {});
+      }
+      if (!tab.handle) {
         await this.remote.evaluate(this.launcher, (u) => { window.open(u, '_blank', 'noopener'); return true; }, withTab(url, tab.id));
       }
       const page = await next;
@@ -130,6 +133,14 @@ class WebKitSession {
   /** Kills the tab's web process (SIGKILL) and resolves once it has exited. */
   async crash(tab) {
     const pid = this.processOf(tab);
+    await killAndWait(pid);
+    return { pid };
+  }
+
+  /** Kills the web process that runs the hub (its thread "WebCore: SharedWorker") once it has exited. */
+  async killHub(host) {
+    const pid = processWithThread(webProcesses(this.browserPid), /SharedWorker$/, 'the hub SharedWorker');
+    if (pid !== this.processOf(host)) throw new Error(`the hub runs in web process ${pid}, not in the host tab's (${this.processOf(host)})`);
     await killAndWait(pid);
     return { pid };
   }
