@@ -105,9 +105,12 @@ test.describe('tabs contending', () => {
   test('query() from any tab lists every tab\'s and worker\'s locks with distinct clientIds', async ({ openTab }) => {
     const [a, b] = await Promise.all([openTab(), openTab()]);
     const w = await call(b, 'spawn', '/tests/browser/pages/worker.js');
+    // a's grant first: two tabs' requests reach the hub on two ports, in no guaranteed order,
+    // and the check below expects a's lock first in the held list.
     const la = await call(a, 'request', 'listed', { mode: 'shared' });
+    await call(a, 'granted', la);
     const lb = await call(b, 'request', 'listed', { mode: 'shared' });
-    await Promise.all([call(a, 'granted', la), call(b, 'granted', lb)]);
+    await call(b, 'granted', lb);
     const lw = await call(b, [w], 'request', 'listed', { mode: 'shared' });
     await call(b, [w], 'granted', lw);
     const x = await call(a, 'request', 'listed');

@@ -28,15 +28,16 @@ test('the classic bundle injected inline finds the hub through WEBLOCKS_HUB_URL'
   expect((await call(inline, 'connection')).hubId).toBe((await call(classic, 'connection')).hubId);
 });
 
-test('the polyfill leaves a working native navigator.locks in place unless forced', async ({ context, servers }) => {
-  // This context keeps Chromium's native Web Locks (no removal script).
-  const page = await context.browser().newPage();
+test('the polyfill leaves a working native navigator.locks in place unless forced', async ({ driver, servers }) => {
+  // A session that keeps the engine's native Web Locks (no removal script), on a secure origin.
+  const session = await driver.newSession();
   try {
-    await page.goto(`${servers.plain}tests/browser/pages/native.html`);
+    const page = await session.open(`${servers.loopback}tests/browser/pages/native.html`);
     await page.waitForFunction(() => typeof window.harness === 'object');
+    expect(await page.evaluate(() => [window.isSecureContext, typeof window.nativeLocks])).toEqual([true, 'object']);
     expect(await page.evaluate(() => navigator.locks === window.nativeLocks)).toBe(true);
     expect(await page.evaluate(() => harness.connection())).toBeNull();
-    await page.goto(`${servers.plain}tests/browser/pages/native.html?force`);
+    await page.goto(`${servers.loopback}tests/browser/pages/native.html?force`);
     await page.waitForFunction(() => typeof window.harness === 'object');
     expect(await page.evaluate(() => navigator.locks !== window.nativeLocks && String(navigator.locks))).toBe('[object LockManager]');
     const id = await call(page, 'request', 'forced');
@@ -44,7 +45,26 @@ test('the polyfill leaves a working native navigator.locks in place unless force
     expect((await call(page, 'connection')).hubId).toMatch(/^[0-9a-f-]{36}$/);
     await call(page, 'release', id);
   } finally {
-    await page.close();
+    await session.close();
+  }
+});
+
+test('on plain http at the machine\'s address there is no native navigator.locks, and the polyfill installs one that works', async ({ driver, servers }) => {
+  // 127.0.0.1 and localhost are secure contexts; an insecure origin is where users need us.
+  const session = await driver.newSession();
+  try {
+    const page = await session.open(`${servers.insecure}tests/browser/pages/native.html`);
+    await page.waitForFunction(() => typeof window.harness === 'object');
+    expect(await page.evaluate(() => ({ secure: window.isSecureContext, native: typeof window.nativeLocks, LockManager: typeof window.LockManager })))
+      .toEqual({ secure: false, native: 'undefined', LockManager: 'function' });
+    expect(await call(page, 'info')).toMatchObject({ hasLocks: true, polyfill: true });
+    const id = await call(page, 'request', 'insecure');
+    await call(page, 'granted', id);
+    expect((await call(page, 'connection')).hubId).not.toBeNull();
+    await call(page, 'release', id);
+    expect(await call(page, 'settled', id)).toMatchObject({ ok: true });
+  } finally {
+    await session.close();
   }
 });
 
