@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what this project needs on a fresh Debian machine, and nothing that is already there.
-# Debian packages: the Emscripten toolchain, Binaryen, WABT, Chromium, the native build and test tools.
+# Debian packages: the Emscripten toolchain, Binaryen, WABT, the three browsers of the browser tests
+# (Chromium; Firefox ESR; WebKitGTK's WebKitWebDriver + MiniBrowser, run under Xvfb, with a font
+# and D-Bus for GTK), the native build and test tools.
 # npm packages: exactly package-lock.json (npm ci), skipped when node_modules already matches it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,11 +39,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm ci only when package-lock.json changed since the last install
+# npm ci only when package-lock.json changed since the last install (puppeteer-core: never a
+# downloaded browser, the tests use Debian's firefox-esr)
 stamp=node_modules/.setup-lock-sha256
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
   echo "setup: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_sum" > "$stamp"
 fi
