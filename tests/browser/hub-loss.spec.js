@@ -14,10 +14,12 @@ import { test, expect, call, until, named, report } from './support/fixtures.js'
  * checked on the pages' own handle states, which need no hub to answer.
  */
 async function recoverWithoutOverlap(pages, oldHubId, exclusive, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   for (;;) {
     const states = await Promise.all(exclusive.map(([page, id]) => call(page, 'state', id)));
-    expect(states.filter((s) => s === 'held').length, `one holder at most after the hub died (states ${JSON.stringify(states)})`).toBeLessThanOrEqual(1);
+    expect(states.filter((s) => s === 'held').length,
+      `one holder at most after the hub died (states ${JSON.stringify(states)}, ${Date.now() - started} ms after the kill)`).toBeLessThanOrEqual(1);
     const connections = await Promise.all(pages.map((page) => call(page, 'connection')));
     if (connections.every((c) => c.hubId !== null && c.hubId !== oldHubId)) return connections;
     if (Date.now() > deadline) throw new Error(`not every page reached a new hub within ${timeoutMs} ms: ${JSON.stringify(connections)}; states ${JSON.stringify(states)}`);
