@@ -5,11 +5,13 @@
 // hub per test and the machine has 2 cores); the servers are started by the fixtures on free ports.
 import { defineConfig } from '@playwright/test';
 
-// Specs that need Chromium's own powers, run in the chromium project only: chaos and
-// protocol-fuzz (Playwright's browser for many contexts and raw hub ports; long runs), demo (the
-// demo app's Chromium walk-through), frozen (CDP page freezing), contexts (cross-site iframes
-// through Playwright's context; Chromium's SharedWorker partitioning).
-const CHROMIUM_ONLY = ['chaos.spec.js', 'protocol-fuzz.spec.js', 'demo.spec.js', 'frozen.spec.js', 'contexts.spec.js'];
+// Specs run in the chromium project only, because they use Playwright's own browser, context or
+// Page beyond the engine-neutral tab (support/fixtures.js): chaos and protocol-fuzz (many
+// contexts and raw hub ports; long runs), demo (the demo app's walk-through), frozen (CDP page
+// freezing, the back/forward cache), contexts (iframes through Playwright's context, Chromium's
+// SharedWorker partitioning), deploy (frames, addScriptTag, a service worker: secure contexts
+// only). Every other spec runs in all three engines.
+const CHROMIUM_ONLY = ['chaos.spec.js', 'protocol-fuzz.spec.js', 'demo.spec.js', 'frozen.spec.js', 'contexts.spec.js', 'deploy.spec.js'];
 
 export default defineConfig({
   testDir: '.',

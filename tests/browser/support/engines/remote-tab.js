@@ -21,6 +21,8 @@ export class RemoteTab {
     for (const listener of [...(this.listeners.get(event) ?? [])]) listener(...args);
   }
 
+  waitForTimeout(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
   /** Like Playwright's page.waitForFunction(fn, arg, { timeout, polling }): resolves with the truthy value. */
   async waitForFunction(fn, arg, { timeout = 30_000, polling = 20 } = {}) {
     const deadline = Date.now() + timeout;
