@@ -60,9 +60,10 @@ export function machineAddress() {
 
 /**
  * Starts the origins; returns { plain, isolated, loopback, insecure, remote, close() } with base
- * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain` is where the specs' tabs run: the insecure origin in Firefox and WebKit;
- * in Chromium the loopback one, because Chromium honours COOP only in secure contexts and its
- * crash specs need `?coi` pages in processes of their own (its suite runs on `insecure` too).
+ * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain`
+ * is where the specs' tabs run: the insecure origin in Firefox and WebKit; in Chromium the
+ * loopback one, because Chromium honours COOP only in secure contexts and its crash specs need
+ * `?coi` pages in processes of their own (its suite and install specs use `insecure` too).
  */
 export async function startServers({ engine = 'chromium', plainPort = 0, isolatedPort = 0, insecurePort = 0 } = {}) {
   const remote = new RemoteControl(root);

@@ -1,8 +1,8 @@
-// A minimal W3C WebDriver (classic, JSON over HTTP) client: the few commands the browser specs
-// need from WebKitWebDriver (sessions, windows, navigation, script). Written against the spec with
-// fetch rather than taken from npm: the clients there bring large dependency trees for the same
-// dozen endpoints, and the specs need one thing they do not give, scripts that do not block the
-// session while a page waits for a lock (see evaluate() in engines/webkit.js).
+// A minimal W3C WebDriver (classic, JSON over HTTP) client: the few commands the WebKit specs need
+// from WebKitWebDriver (new session, new window, navigate, close window, delete session). Written
+// against the spec with fetch rather than taken from npm: the clients there bring large
+// dependency trees for these five endpoints, and WebKit ends a session when any page's process
+// crashes, so the pages are driven over our own channel anyway (engines/webkit.js).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 
