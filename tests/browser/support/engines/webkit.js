@@ -80,13 +80,17 @@ class WebKitSession {
     this.webdriverAlive = true;
   }
 
-  /** Runs a WebDriver command; null once WebKit has ended the session (after a crash). */
+  /**
+   * Runs a WebDriver command; null once WebKit has ended the session. After a crash it does so
+   * asynchronously, and commands in between fail with other errors ("unknown error"): after a
+   * crash, any failure counts as the end.
+   */
   async webdriver(send) {
     if (!this.webdriverAlive) return null;
     try {
       return await send(this.wd);
     } catch (error) {
-      if (error.code !== 'invalid session id') throw error;
+      if (error.code !== 'invalid session id' && !this.crashed) throw error;
       this.webdriverAlive = false;
       return null;
     }
@@ -133,6 +137,7 @@ class WebKitSession {
   /** Kills the tab's web process (SIGKILL) and resolves once it has exited. */
   async crash(tab) {
     const pid = this.processOf(tab);
+    this.crashed = true;
     await killAndWait(pid);
     return { pid };
   }
@@ -141,6 +146,7 @@ class WebKitSession {
   async killHub(host) {
     const pid = processWithThread(webProcesses(this.browserPid), /SharedWorker$/, 'the hub SharedWorker');
     if (pid !== this.processOf(host)) throw new Error(`the hub runs in web process ${pid}, not in the host tab's (${this.processOf(host)})`);
+    this.crashed = true;
     await killAndWait(pid);
     return { pid };
   }
