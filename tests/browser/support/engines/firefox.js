@@ -4,12 +4,12 @@
 //
 // Processes: with Fission every tab that loads a page of an origin gets a content process
 // (`-contentproc -isForBrowser ... tab`) of its own, a child of the browser; the hub's
-// SharedWorker runs in a content process of its origin, the one of the tab that started it when
-// that tab was alone. Found by comparing the browser's content processes before and after a tab
+// SharedWorker runs in the content process of the tab that started it (the specs start it in a
+// tab alone). Found by comparing the browser's content processes before and after a tab
 // opens (opening tabs is serialized for that); preallocated processes are turned off so that a
 // tab never adopts one started earlier.
 import puppeteer from 'puppeteer-core';
-import { descendants, killAndWait, processWithThread } from '../processes.js';
+import { descendants, killAndWait, threadNames } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 
 const PREFS = {
@@ -79,12 +79,19 @@ class FirefoxSession {
   }
 
   /**
-   * Kills the process that runs the hub (a content process with a worker thread, "DOM Worker":
-   * the specs that call this start no dedicated workers) and resolves once it has exited.
+   * Kills the process that runs the hub and resolves once it has exited. Firefox names every
+   * worker thread "DOM Worker"; each polyfilled tab runs one (its sentinel, js/browser/sentinel.js)
+   * and the specs that call this start no others, so the hub's process is the tab process with
+   * more worker threads than any other: it must be the host's (the tab that started the hub alone).
    */
   async killHub(host) {
-    const pid = processWithThread(tabProcesses(this.browserPid), /^DOM Worker$/, 'the hub SharedWorker');
-    if (pid !== this.processOf(host)) throw new Error(`the hub runs in content process ${pid}, not in the host tab's (${this.processOf(host)})`);
+    const pids = tabProcesses(this.browserPid);
+    const workers = new Map(pids.map((pid) => [pid, threadNames(pid).filter((name) => name === 'DOM Worker').length]));
+    const pid = this.processOf(host);
+    const others = pids.filter((p) => p !== pid).map((p) => workers.get(p));
+    if (!(workers.get(pid) > Math.max(0, ...others))) {
+      throw new Error(`cannot tell that the hub runs in the host tab's process ${pid}: worker threads per content process ${JSON.stringify([...workers])}`);
+    }
     await killAndWait(pid);
     return { pid };
   }
