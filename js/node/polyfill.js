@@ -1,5 +1,5 @@
 // The Node polyfill: navigator.locks (and the LockManager/Lock globals) where they are missing.
-// Node 18 and 20 have no navigator: one is created. A built-in navigator.locks is replaced where it
+// Node 20 has no navigator: one is created. A built-in navigator.locks is replaced where it
 // is known not to conform across threads (Node 24 and 26: js/node/builtin-policy.js), saying so
 // once; WEBLOCKS_KEEP_BUILTIN=1 (or globalThis.WEBLOCKS_FORCE = false before the import) keeps it,
 // install({ force: true }) (or globalThis.WEBLOCKS_FORCE = true) replaces any built-in. Where a
@@ -51,7 +51,7 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
     if (Object.getOwnPropertyDescriptor(navigator, 'locks')?.configurable) delete navigator.locks;
     Object.defineProperty(Navigator.prototype, 'locks', { get, set: undefined, enumerable: true, configurable: true });
   } else {
-    // A navigator of our own (Node 18, 20) or another library's plain object: an own property.
+    // A navigator of our own (Node 20) or another library's plain object: an own property.
     // defineProperty, not assignment: some environments' locks is a getter without a setter.
     Object.defineProperty(navigator, 'locks', { value: locks, writable: false, enumerable: true, configurable: true });
   }

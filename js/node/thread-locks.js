@@ -1,5 +1,6 @@
 // This thread's one LockManager in the process-wide lock space, created (engine started) on first
 // use: the ponyfill creates it on import, the polyfill only when it installs.
+import './supported-node.js';
 import { createLockManager } from '../api/index.js';
 import { connectThread } from './thread-host.js';
 
