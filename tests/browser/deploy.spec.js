@@ -226,6 +226,7 @@ for (const kind of ['about:blank', 'srcdoc']) {
       return true;
     }, kind === 'srcdoc');
     const frame = frameOf(top);
+    expect(await frame.evaluate(() => location.href), 'driven in the frame, not its embedder').toBe(kind === 'srcdoc' ? 'about:srcdoc' : 'about:blank');
     expect(await frame.evaluate(() => typeof navigator.locks?.request)).toBe('function');
     const held = await call(frame, 'request', 'framed-inline');
     await call(frame, 'granted', held);
