@@ -93,8 +93,17 @@ test('locks stay mutually exclusive while tabs and workers are closed, crashed a
 
     // Stop every agent (each finishes its current request), then nothing may stay held: the locks
     // of crashed tabs are released once the hub's heartbeat declares them dead.
+    // A stop that hangs means a request that never settled: say which, and what its context sees.
+    const stuck = async (page, label) => {
+      const seen = await within(page.evaluate(async () => ({
+        current: window.chaos.current(),
+        query: await Promise.race([navigator.locks.query(), new Promise((r) => setTimeout(() => r('query did not settle in 5 s'), 5000))]),
+      })), 10_000, `${label} diagnosis`).catch((error) => String(error));
+      return `${label}: ${JSON.stringify(seen)}`;
+    };
     for (const [holder, page] of live) {
-      finalStats.push({ holder, ...(await within(page.evaluate(() => window.chaos.stop()), 30_000, `stop ${holder}`)) });
+      finalStats.push({ holder, ...(await within(page.evaluate(() => window.chaos.stop()), 30_000, `stop ${holder}`)
+        .catch(async (error) => { throw new Error(`${error.message}; ${await stuck(page, holder)}`); })) });
       const worker = await within(page.evaluate(() => window.chaos.workerStats()), 30_000, `stop ${holder}'s worker`);
       if (worker) finalStats.push({ holder: `${holder}/worker`, ...worker });
     }

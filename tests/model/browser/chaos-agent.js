@@ -23,6 +23,7 @@
   let holds = 0;
   let worker = null;
   let workerCount = 0;
+  let current = null; // what one() is doing now: reported when a stop hangs
 
   async function log(entry) {
     const response = await fetch('/chaos/log', { method: 'POST', body: JSON.stringify({ holder, ...entry }) });
@@ -47,8 +48,10 @@
     if (options.steal) await log({ type: 'stealIntent', hold, name });
     let granted = false;
     stats.requests++;
+    current = { hold, name, kind, mode, phase: 'requested', since: Date.now() };
     try {
       await navigator.locks.request(name, options, async (lock) => {
+        current.phase = lock === null ? 'not available' : 'granted';
         if (lock === null) { stats.notAvailable++; return; }
         granted = true;
         stats.granted++;
@@ -93,6 +96,7 @@
 
   const api = {
     stats: () => stats,
+    current: () => (current === null ? null : { ...current, forMs: Date.now() - current.since }),
     async stop() {
       stopping = true;
       await done;
