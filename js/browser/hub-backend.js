@@ -474,11 +474,13 @@ export class HubBackend {
     // Our hello is in flight: whether it reached this hub, a probe sent after it tells.
     if (this.helloEntries !== null) return this.settle();
     // Registered with another hub, and this one serves our port now: ours died and the browser
-    // handed our port to its successor (WebKit). Re-register here, at once.
+    // handed our port to its successor (WebKit). Re-register at once, over a fresh connection:
+    // a relaunched port may carry the hub's messages to us but none of ours to it (measured in
+    // WebKitGTK: the greeting arrives, the hello never does), and a hello that waits for a probe
+    // to time out comes after the reclaim window, its held locks lost.
     this.stats.hubLosses++;
-    this.log('warn', `a new lock hub serves this context's connection; re-registering ${this.records.size} locks and requests`);
-    this.cancelIdentity();
-    this.hello(this.hubId);
+    this.log('warn', `a new lock hub serves this context's connection; re-registering ${this.records.size} locks and requests over a fresh connection`);
+    this.reconnect(this.hubId);
     return undefined;
   }
 

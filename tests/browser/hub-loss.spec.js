@@ -51,12 +51,10 @@ test('when the hub\'s process dies, the tabs that hold and wait re-register with
   const [afterA, afterB] = await recoverWithoutOverlap([a, b], before.hubId, [[a, held], [b, waiting]]);
   report('hub process killed -> holder and waiter on a new hub', (await call(a, 'clock')) - crashedAt);
   expect(afterA.hubId).toBe(afterB.hubId);
-  // One loss each; in WebKit a survivor may see two hub changes (the relaunched hub on its old
-  // port, then the one a fresh connection reaches): recorded, and mutual exclusion is what is checked.
-  test.info().annotations.push({ type: 'note', description: `hub losses seen: a ${afterA.stats.hubLosses}, b ${afterB.stats.hubLosses}` });
-  for (const seen of [afterA.stats.hubLosses, afterB.stats.hubLosses]) {
-    if (test.info().project.name === 'webkit') expect([1, 2]).toContain(seen); else expect(seen).toBe(1);
-  }
+  // One loss each, in every engine (in WebKit: the relaunched hub's greeting on the old port, or
+  // the identity check's fresh connection, whichever comes first; the other is then only a question).
+  expect(afterA.stats.hubLosses, 'hub losses seen by a').toBe(1);
+  expect(afterB.stats.hubLosses, 'hub losses seen by b').toBe(1);
 
   // A newcomer during or after the window queues behind what was re-registered.
   const c = await openTab('plain.html?coi');

@@ -31,25 +31,30 @@ async function lockSpace(t, liveness = {}) {
      * The hub's process dies and the browser relaunches it, handing the surviving clients'
      * original ports to the new instance as fresh connects, with no error anywhere (WebKit).
      */
-    async relaunchHub(options) {
+    async relaunchHub(options, { deafTo = [] } = {}) {
       space.hub.stop();
       const ports = space.hubPorts;
       for (const port of ports) port.onmessage = null;
       space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
       for (const port of ports) space.hub.connect(port);
+      // `deafTo`: clients whose relaunched port carries the hub's messages to them but none of
+      // theirs to the hub (measured in WebKitGTK: the greeting arrives, the hello never does).
+      for (const client of deafTo) client.hubPort.onmessage = () => {};
     },
-    client(clientId) {
-      const backend = new HubBackend(async () => {
+    client(clientId, liveness = {}) {
+      const client = { hubPort: null, heard: [] };
+      client.backend = new HubBackend(async () => {
         const { port1, port2 } = new MessageChannel();
         space.hub.connect(port2);
         space.ports.push(port1, port2);
         space.hubPorts.push(port2);
+        client.hubPort = port2;
         return port1;
-      }, { clientId, log: quiet });
-      const heard = [];
-      const receive = backend.receive.bind(backend);
-      backend.receive = (message) => { heard.push(message.t); receive(message); };
-      return { backend, heard, locks: createLockManager(backend) };
+      }, { clientId, log: quiet, liveness });
+      const receive = client.backend.receive.bind(client.backend);
+      client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
+      client.locks = createLockManager(client.backend);
+      return client;
     },
   };
   t.after(() => {
@@ -194,6 +199,45 @@ test('a hub relaunched on the surviving ports (WebKit) gets the holder and the w
   await late.granted;
   late.release();
   assert.equal((await late.settled).ok, true);
+  assert.deepEqual(order, ['b']);
+});
+
+test('a survivor whose relaunched port is deaf to it (WebKit: the greeting arrives, its hello does not) takes its locks back over a fresh connection, inside the window', async (t) => {
+  const space = await lockSpace(t);
+  // The clients' own loss detection never fires in this test: only the greeting can move them.
+  const patient = { HUB_SILENT_AFTER: 60_000 };
+  const [a, b] = [space.client('a', patient), space.client('b', patient)];
+  const survivor = requestHandle(a.locks, 'survivor');
+  await survivor.granted;
+  const readersA = requestHandle(a.locks, 'readers', { mode: 'shared' });
+  const readersB = requestHandle(b.locks, 'readers', { mode: 'shared' });
+  await Promise.all([readersA.granted, readersB.granted]);
+  const order = [];
+  const waiting = b.locks.request('survivor', () => { order.push('b'); });
+  await until(() => space.hub.engine.snapshot().pending.length === 1, 'b waits for survivor');
+
+  await space.relaunchHub({ hubId: 'relaunched', liveness: { RECLAIM_WINDOW: 60_000 } }, { deafTo: [b] });
+  await until(() => a.backend.hubId === 'relaunched' && b.backend.hubId === 'relaunched', 'a and b registered with the relaunched hub', 5_000);
+  assert.ok(space.hub.reclaimUntil > space.hub.now(), 'still inside the reclaim window');
+  assert.equal(a.backend.stats.hubLosses, 1);
+  assert.equal(b.backend.stats.hubLosses, 1, 'one hub loss for b: the relaunch, not a second one for its re-registration');
+  const c = space.client('c');
+  const late = requestHandle(c.locks, 'survivor');
+  await until(() => space.hub.deferred.length === 1, 'c\'s request is held back by the window');
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await c.locks.query();
+  const holders = (name) => state.held.filter((l) => l.name === name).map((l) => l.clientId).sort();
+  assert.deepEqual(holders('survivor'), ['a']);
+  assert.deepEqual(holders('readers'), ['a', 'b'], 'b took its shared lock back');
+  assert.deepEqual(state.pending.map((l) => [l.name, l.clientId]), [['survivor', 'b'], ['survivor', 'c']]);
+  survivor.release();
+  await waiting;
+  await late.granted;
+  late.release();
+  readersA.release();
+  readersB.release();
+  for (const handle of [survivor, late, readersA, readersB]) assert.equal((await handle.settled).ok, true);
   assert.deepEqual(order, ['b']);
 });
 
