@@ -162,15 +162,29 @@ export async function launchWebKit(servers) {
   if (!process.env.DISPLAY) {
     throw new Error('WebKit needs an X server: run the browser tests under `xvfb-run -a` (scripts/test.sh does)');
   }
-  const driver = await startDriver('/usr/bin/WebKitWebDriver');
+  let driver = await startDriver('/usr/bin/WebKitWebDriver');
   let sessions = 0;
+  const capabilities = {
+    'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
+  };
+  // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
+  // whose pages crashed: "other side closed"). A transport failure, not a WebDriver error: start a
+  // fresh driver and ask once more. Sessions of the old driver are gone with it either way.
+  async function createSession() {
+    try {
+      return await WebDriverSession.create(driver.url, capabilities);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      await driver.stop();
+      driver = await startDriver('/usr/bin/WebKitWebDriver');
+      return WebDriverSession.create(driver.url, capabilities);
+    }
+  }
   return {
     name: 'webkit',
     async newSession() {
       const before = new Set(descendants(driver.pid).map((p) => p.pid));
-      const wd = await WebDriverSession.create(driver.url, {
-        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
-      });
+      const wd = await createSession();
       const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
       if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
       const prefix = `s${++sessions}`;
