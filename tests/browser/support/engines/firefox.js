@@ -16,6 +16,9 @@ const PREFS = {
   'dom.ipc.processPrelaunch.enabled': false,
   'dom.ipc.processCount.webIsolated': 16,
   'dom.ipc.keepProcessesAlive.webIsolated.perOrigin': 0,
+  // Full-resolution clocks: the specs order events of different tabs by their stamps
+  // (performance.timeOrigin + now()), which Firefox otherwise rounds to 1 ms in each tab.
+  'privacy.reduceTimerPrecision': false,
 };
 
 function tabProcesses(root) {
