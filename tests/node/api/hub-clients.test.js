@@ -11,6 +11,7 @@ import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
+import { until } from './until.js';
 
 const quiet = () => {};
 
@@ -62,15 +63,6 @@ async function lockSpace(t, liveness = {}) {
     for (const port of space.ports) port.close();
   });
   return space;
-}
-
-/** Resolves once `predicate()` holds, checked after each turn of the event loop (for up to 20 s). */
-async function until(predicate, what, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 test('a waiting request granted within the queue-order batch costs no message but its grant', async (t) => {

@@ -10,6 +10,7 @@ import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION, LIMITS } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
+import { until } from './until.js';
 
 const quiet = () => {};
 const BIG = 'n'.repeat(LIMITS.nameLength);
@@ -45,14 +46,6 @@ async function lockSpace(t, options = {}) {
     for (const port of ports) port.close();
   });
   return space;
-}
-
-async function until(predicate, what, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 /** Rejects if `promise` does not settle within `ms` (a hang is a failure, not a stuck test). */
