@@ -28,6 +28,7 @@ import { createFakeAuthApi } from '../demo/server/fake-auth.mjs';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLIC_PREFIXES = ['/demo/', '/js/', '/build/wasm/', '/build/dist/'];
 const LOOPBACK = '127.0.0.1';
+const REMOTE_AGENT = '/tests/browser/support/remote-agent.js';
 
 const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -35,13 +36,18 @@ const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-function createHandler({ isolated, authApi }) {
+function createHandler({ isolated, authApi, remote }) {
   // dev: re-read files on every request, so a rebuild shows up on reload.
   const serveStatic = sirv(repoRoot, { dev: true, etag: true, dotfiles: false });
   return (req, res) => {
     if (isolated) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
     res.setHeader('Cache-Control', 'no-store');
     const { pathname } = new URL(req.url, 'http://localhost');
+    // Under test only: pages opened with ?remote-tab= get the test agent (see startDemoServer).
+    if (remote) {
+      if (remote.serveWithAgent(req, res, { 'Cache-Control': 'no-store' })) return;
+      if (pathname === REMOTE_AGENT) return serveStatic(req, res, () => notFound(res));
+    }
     if (pathname === '/' || pathname === '/demo') {
       res.writeHead(302, { Location: '/demo/' });
       return res.end();
@@ -94,12 +100,13 @@ const closeServer = (server) => new Promise((resolve) => {
 });
 
 /** One handler on one port, on several addresses (the first picks the port when it is 0). */
-async function listenOnAll(handler, port, hosts) {
+async function listenOnAll(handler, port, hosts, remote) {
   const servers = [];
   try {
     let bound = port;
     for (const host of hosts) {
       const server = http.createServer(handler);
+      remote?.attach(server);
       servers.push(server);
       bound = await listen(server, bound, host);
     }
@@ -115,16 +122,19 @@ const urlOf = (host, port) => `http://${host.includes(':') ? `[${host}]` : host}
 /**
  * Starts the servers; returns their URLs and a close(). Used by the Playwright specs too.
  * -> { loopbackUrl, insecureUrls: [one per extra address], plainUrl (= loopbackUrl), isolatedUrl, close }
+ * `remote` (tests only): the browser tests' remote-control channel (tests/browser/support/
+ * remote-control.mjs), which drives WebKit's tabs: pages opened with ?remote-tab= get its agent
+ * and connect back over a WebSocket on the same origin.
  */
-export async function startDemoServer({ port = 8100, isolatedPort, host = 'lan' } = {}) {
+export async function startDemoServer({ port = 8100, isolatedPort, host = 'lan', remote } = {}) {
   const authApi = createFakeAuthApi(); // one fake auth server for every origin: sessions are keyed
   const extraHosts = plainHosts(host).filter((h) => h !== LOOPBACK);
-  const plainHandler = createHandler({ isolated: false, authApi });
+  const plainHandler = createHandler({ isolated: false, authApi, remote });
   // With port 0 another process may take the chosen port on a second address in between: retry.
   let plain;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      plain = await listenOnAll(plainHandler, port, [LOOPBACK, ...extraHosts]);
+      plain = await listenOnAll(plainHandler, port, [LOOPBACK, ...extraHosts], remote);
       break;
     } catch (error) {
       if (!(error instanceof PortInUseError) || port !== 0 || attempt >= 5) throw error;
@@ -132,7 +142,7 @@ export async function startDemoServer({ port = 8100, isolatedPort, host = 'lan' 
   }
   let isolated;
   try {
-    isolated = await listenOnAll(createHandler({ isolated: true, authApi }), isolatedPort ?? (port === 0 ? 0 : plain.port + 1), [LOOPBACK]);
+    isolated = await listenOnAll(createHandler({ isolated: true, authApi, remote }), isolatedPort ?? (port === 0 ? 0 : plain.port + 1), [LOOPBACK], remote);
   } catch (error) {
     await Promise.all(plain.servers.map(closeServer));
     throw error;

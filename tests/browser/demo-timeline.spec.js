@@ -2,28 +2,25 @@
 // insecure origin: no native navigator.locks there, so the automatic choice is the polyfill), its
 // timeline of who held what (a steal, a closed tab, a crashed tab), the per-name queue, names never
 // reused, the refresh race in slow motion, the mixed-implementation warning and a phone-width
-// layout. Every tab is driven through evaluate() on the page's own DOM (no engine-specific
-// locators), so the same steps run wherever a tab offers evaluate, close and a screenshot.
-// Each step waits for what the page shows, never for a fixed time.
-// Runs in Chromium and Firefox (support/demo-sessions.js; DEMO_ENGINE=firefox with today's config).
+// layout. Every tab is an engine-neutral tab of the shared fixtures (support/fixtures.js: one
+// Playwright project per engine), driven through evaluate() on the page's own DOM, so the same
+// steps run in Chromium, Firefox and WebKit. Each step waits for what the page shows, never for a
+// fixed time. In WebKit the observer tab is a window of its own (opened from the session's
+// launcher page) and its screenshots come from the X server, because WebKit ends the WebDriver
+// session when the crashed tab's process dies (support/engines/webkit.js, support/x-screenshot.js).
 // Screenshots: test-results/demo-timeline/<engine>-*.png (or $DEMO_SCREENSHOT_DIR)
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test, expect } from '@playwright/test';
-import { launchEngine } from './support/demo-sessions.js';
+import { test, expect } from './support/fixtures.js';
 import { startDemoServer, lanAddresses } from '../../scripts/serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = process.env.DEMO_SCREENSHOT_DIR ?? path.join(root, 'test-results/demo-timeline');
 // The polyfill notices a crashed tab by its hub's liveness check, not at once as the browser does.
 const CRASH_DETECTION_TIMEOUT = 25_000;
-
-// The engine: the Playwright project's name where it names one (chromium, firefox), else
-// $DEMO_ENGINE, else chromium.
-const ENGINES = ['chromium', 'firefox', 'webkit'];
-const engineName = () => [test.info().project.name, process.env.DEMO_ENGINE].find((name) => ENGINES.includes(name)) ?? 'chromium';
+const DESKTOP = { width: 1280, height: 900 };
 
 /** Polls fn(arg) in the tab until it returns something truthy; returns it. */
 async function until(tab, fn, arg, label, timeout = 15_000) {
@@ -39,8 +36,18 @@ async function until(tab, fn, arg, label, timeout = 15_000) {
   }
 }
 
-async function openDemo(session, url) {
-  const tab = await session.open(url);
+/**
+ * Opens the demo page in a new tab of `session`, sized to `viewport`, and waits until it is ready.
+ * `ownWindow`: in WebKit a window of its own, which can be captured after a crash (see above).
+ */
+async function openDemo(session, base, { viewport = DESKTOP, ownWindow = false } = {}) {
+  const errors = [];
+  const listen = (tab) => tab.on('pageerror', (error) => errors.push(String(error?.stack ?? error)));
+  const url = new URL(base);
+  url.pathname = url.pathname.replace(/\/$/, '/index.html'); // a page path: WebKit's remote tabs need one
+  const tab = await session.open(url.href, listen, { ownWindow });
+  tab.errors = errors;
+  await tab.setViewportSize(viewport);
   await until(tab, () => document.body.dataset.ready === 'true', null, 'the page is ready');
   tab.name = await tab.evaluate(() => document.querySelector('[data-testid="self-name"]').textContent);
   return tab;
@@ -48,7 +55,7 @@ async function openDemo(session, url) {
 
 /** Fills this tab's request form and submits it; returns the new entry's request id. */
 async function request(tab, { name = 'resource', mode = 'exclusive', steal = false } = {}) {
-  await tab.front?.();
+  await tab.bringToFront?.();
   return tab.evaluate(({ name, mode, steal }) => {
     const panel = document.querySelector('[data-testid="tab-controls"]');
     const set = (id, value) => { const input = panel.querySelector(`[data-testid="${id}"]`); if (input.type === 'checkbox') input.checked = value; else input.value = value; };
@@ -88,28 +95,26 @@ const insecureBase = (server) => {
 test.describe('the demo on an insecure origin', () => {
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
   let server;
-  let browser;
   let session;
   let engine;
   let queued = []; // the previous test's tabs still open: [waiter1, waiter2]
   let queuedIds = []; // their request ids for "resource"
-  const shot = (tab, name) => tab.screenshot(path.join(SCREENSHOTS, `${engine}-${name}.png`));
+  const shot = (tab, name) => tab.screenshot({ path: path.join(SCREENSHOTS, `${engine}-${name}.png`), fullPage: true });
 
-  test.beforeAll(async () => {
-    engine = engineName();
-    server = await startDemoServer({ port: 0 });
-    browser = await launchEngine(engine);
-    session = await browser.newSession({ width: 1280, height: 900 });
+  // One session (one lock space) for the tests of this group, which go on from each other.
+  test.beforeAll(async ({ engine: name, driver, servers }) => {
+    engine = name;
+    server = await startDemoServer({ port: 0, remote: servers.remote });
+    session = await driver.newSession();
   });
   test.afterAll(async () => {
     await session?.close();
-    await browser?.close();
     await server?.close();
   });
 
   test('the printed insecure URL is this machine\'s own address, and its page runs the polyfill by itself', async () => {
     expect(new URL(insecureBase(server)).hostname).toBe(lanAddresses()[0]);
-    const tab = await openDemo(session, insecureBase(server));
+    const tab = await openDemo(session, insecureBase(server), { ownWindow: true });
     expect(await tab.evaluate(() => isSecureContext)).toBe(false);
     const status = await until(tab, () => {
       const el = document.querySelector('[data-testid="implementation"]');
@@ -155,7 +160,7 @@ test.describe('the demo on an insecure origin', () => {
     await shot(observer, '2-after-steal');
 
     // Tab 4 closes (pagehide: it says goodbye): the first in the queue, Tab 2, gets the lock.
-    await stealer.close();
+    await stealer.close({ runBeforeUnload: false });
     await waitEntry(waiter1, first, 'held');
     await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 4"]')?.dataset.ended === 'closed', null, 'Tab 4\'s lane ends "closed"');
     await until(observer, () => document.querySelector('[data-testid="queue"][data-lock="resource"] [data-testid="queue-holder"]')?.dataset.context === 'Tab 2', null, 'Tab 2 holds resource');
@@ -175,14 +180,11 @@ test.describe('the demo on an insecure origin', () => {
   });
 
   test('a crashed tab leaves its mark on the timeline, and its lock goes to the next in the queue', async () => {
-    // WebKitWebDriver deletes its session as soon as any page's web process crashes (and with it
-    // every window it drives), so the steps after a crash cannot be driven or looked at there.
-    test.skip(engine === 'webkit', 'WebKitWebDriver ends the whole session when a page\'s process crashes');
     const observer = session.first;
     const [waiter1, waiter2] = queued;
     const [, second] = queuedIds;
     // Tab 2 crashes (no pagehide, no goodbye): the lock manager frees its lock and Tab 3 gets it.
-    await waiter1.crash();
+    await session.crash(waiter1);
     await until(observer, () => document.querySelector('[data-testid="timeline-lane"][data-lane="Tab 2"]')?.dataset.ended === 'crashed',
       null, 'Tab 2\'s lane ends "crashed"', CRASH_DETECTION_TIMEOUT);
     await waitEntry(waiter2, second, 'held');
@@ -218,7 +220,7 @@ test.describe('the demo on an insecure origin', () => {
     for (const tab of queued) await tab.close(); // left open where the crash test did not run
     const tabs = [session.first, await openDemo(session, url), await openDemo(session, url)];
     const [starter] = tabs;
-    await starter.front();
+    await starter.bringToFront?.();
     await starter.evaluate(() => {
       document.querySelector('[data-testid="race-use-lock"]').checked = true;
       document.querySelector('[data-testid="race-slow"]').checked = true;
@@ -248,33 +250,32 @@ test.describe('the demo on an insecure origin', () => {
     for (const tab of tabs) await tab.close();
   });
 
-  test('at phone width (390 px) nothing overflows sideways', async () => {
+  test('at phone width (390 px) nothing overflows sideways', async ({ driver }) => {
     // The last test of the group: its session is closed first (WebKitWebDriver runs one session at a time).
     await session.close();
     session = null;
-    const phone = await browser.newSession({ width: 390, height: 844 });
+    const phone = await driver.newSession();
     try {
       const url = insecureBase(server);
-      const [a, b] = [await openDemo(phone, url), await openDemo(phone, url)];
+      const viewport = { width: 390, height: 844 };
+      const [a, b] = [await openDemo(phone, url, { viewport }), await openDemo(phone, url, { viewport })];
       const id = await request(a, { name: 'a-rather-long-lock-name-for-a-phone' });
       await waitEntry(a, id, 'held');
       await waitEntry(b, await request(b, { name: 'a-rather-long-lock-name-for-a-phone' }), 'pending');
       await until(a, () => document.querySelectorAll('[data-testid="lock-row"]').length === 2, null, 'both rows in the table');
-      await a.front();
+      await a.bringToFront?.();
       const widths = await a.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: innerWidth }));
       expect(widths.page, 'the page is no wider than the phone').toBeLessThanOrEqual(widths.viewport);
-      await a.screenshot(path.join(SCREENSHOTS, `${engine}-7-phone.png`));
+      await a.screenshot({ path: path.join(SCREENSHOTS, `${engine}-7-phone.png`), fullPage: true });
     } finally {
       await phone.close();
     }
   });
 });
 
-test('tabs on native locks and on the polyfill get distinct names, and each warns that they are separate lock spaces', async () => {
-  const engine = engineName();
-  const server = await startDemoServer({ port: 0, host: 'loopback' });
-  const browser = await launchEngine(engine);
-  const session = await browser.newSession({ width: 1280, height: 900 });
+test('tabs on native locks and on the polyfill get distinct names, and each warns that they are separate lock spaces', async ({ engine, driver, servers }) => {
+  const server = await startDemoServer({ port: 0, host: 'loopback', remote: servers.remote });
+  const session = await driver.newSession(); // no init script: this test needs the native locks
   try {
     // 127.0.0.1 is a secure context: native locks exist, and ?impl=polyfill forces the polyfill.
     const native = await openDemo(session, `${server.loopbackUrl}?impl=native`);
@@ -291,10 +292,9 @@ test('tabs on native locks and on the polyfill get distinct names, and each warn
       expect(warning.others).toBe(other.name);
       expect(warning.text).toContain('separate lock spaces');
     }
-    await polyfill.screenshot(path.join(SCREENSHOTS, `${engine}-8-mixed-warning.png`));
+    await polyfill.screenshot({ path: path.join(SCREENSHOTS, `${engine}-8-mixed-warning.png`), fullPage: true });
   } finally {
     await session.close();
-    await browser.close();
     await server.close();
   }
 });

@@ -43,6 +43,15 @@ class FirefoxTab extends RemoteTab {
   async reload() { await this.page.reload(); }
   url() { return this.page.url(); }
   async close() { if (!this.page.isClosed()) await this.page.close(); }
+  /** Like Playwright's page.screenshot({ path, fullPage }). */
+  async screenshot({ path, fullPage = false }) {
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(path), { recursive: true });
+    await this.page.screenshot({ path, fullPage });
+  }
+
+  async setViewportSize({ width, height }) { await this.page.setViewport({ width, height }); }
 }
 
 class FirefoxSession {

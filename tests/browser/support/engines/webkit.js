@@ -15,6 +15,7 @@
 import { WebDriverSession, startDriver } from '../webdriver.js';
 import { alive, descendants, killAndWait, processWithThread } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
+import { captureWindowOf } from '../x-screenshot.js';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
@@ -63,6 +64,30 @@ class WebKitTab extends RemoteTab {
   reload() { return this.leave(() => { setTimeout(() => location.reload(), 0); return true; }, null, this.lastUrl); }
   url() { return this.lastUrl; }
 
+  /**
+   * Like Playwright's page.screenshot({ path }) (the viewport): WebDriver's screenshot of the tab's
+   * window while the session lives; a tab opened with { ownWindow } is captured from the X server
+   * instead, which still works after a crash has ended the session.
+   */
+  async screenshot({ path: file }) {
+    if (this.ownWindow) { await captureWindowOf(this, file); return; }
+    const png = this.handle && await this.session.webdriver((wd) => wd.inWindow(this.handle, 'GET', '/screenshot'));
+    if (!png) {
+      throw new Error('WebKit ended the WebDriver session (a page\'s process crashed): screenshots of this tab are gone with it; '
+        + 'open the tab with session.open(url, listen, { ownWindow: true }) to capture it from the X server');
+    }
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, Buffer.from(png, 'base64'));
+  }
+
+  /** Like Playwright's page.setViewportSize: resizes the tab's window (WebDriver, else resizeTo). */
+  async setViewportSize({ width, height }) {
+    const done = this.handle && await this.session.webdriver((wd) => wd.inWindow(this.handle, 'POST', '/window/rect', { width, height }));
+    if (!done) await this.evaluate(([w, h]) => { resizeTo(w, h); return true; }, [width, height]);
+  }
+
   async close() {
     if (!this.page || this.page.closed) return;
     if (!(this.handle && await this.session.closeWindow(this.handle))) {
@@ -100,13 +125,18 @@ class WebKitSession {
     return (await this.webdriver((wd) => wd.inWindow(handle, 'DELETE', '/window'))) !== null;
   }
 
-  /** A new tab with `url` loaded; `listen(tab)` runs before its first script. */
-  open(url, listen) {
+  /**
+   * A new tab with `url` loaded; `listen(tab)` runs before its first script. `ownWindow`: opened
+   * from the launcher page (window.open), a top-level window of its own that can be captured from
+   * the X server (tab.screenshot) after a crash, but in the launcher's web process.
+   */
+  open(url, listen, { ownWindow = false } = {}) {
     const run = async () => {
       const before = new Set(webProcesses(this.browserPid));
       const tab = new WebKitTab(this, `${this.prefix}-${++this.tabs}`);
+      tab.ownWindow = ownWindow;
       const next = this.remote.connected(tab.id);
-      tab.handle = (await this.webdriver((wd) => wd.send('POST', '/window/new', { type: 'tab' })))?.handle;
+      if (!ownWindow) tab.handle = (await this.webdriver((wd) => wd.send('POST', '/window/new', { type: 'tab' })))?.handle;
       if (tab.handle) {
         // WebDriver answers at the load event, or null when WebKit ended the session meanwhile.
         const loading = this.webdriver((wd) => wd.inWindow(tab.handle, 'POST', '/url', { url: withTab(url, tab.id) }));
