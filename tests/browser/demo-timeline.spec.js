@@ -258,7 +258,7 @@ test.describe('the demo on an insecure origin', () => {
     try {
       const url = insecureBase(server);
       const viewport = { width: 390, height: 844 };
-      const [a, b] = [await openDemo(phone, url, { viewport }), await openDemo(phone, url, { viewport })];
+      const [a, b] = [await openDemo(phone, url, { viewport, ownWindow: true }), await openDemo(phone, url, { viewport })];
       const id = await request(a, { name: 'a-rather-long-lock-name-for-a-phone' });
       await waitEntry(a, id, 'held');
       await waitEntry(b, await request(b, { name: 'a-rather-long-lock-name-for-a-phone' }), 'pending');
@@ -279,7 +279,7 @@ test('tabs on native locks and on the polyfill get distinct names, and each warn
   try {
     // 127.0.0.1 is a secure context: native locks exist, and ?impl=polyfill forces the polyfill.
     const native = await openDemo(session, `${server.loopbackUrl}?impl=native`);
-    const polyfill = await openDemo(session, `${server.loopbackUrl}?impl=polyfill`);
+    const polyfill = await openDemo(session, `${server.loopbackUrl}?impl=polyfill`, { ownWindow: true });
     expect(native.name).not.toBe(polyfill.name);
     const [a, b] = [await request(native), await request(polyfill)];
     await waitEntry(native, a, 'held');

@@ -35,7 +35,7 @@ export async function captureWindowOf(tab, file) {
     const id = await windowTitled(token);
     await run('xdotool', ['windowraise', id]);
     // Two frames drawn after the raise: the window's pixels on screen are the page's again.
-    await tab.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
+    await tab.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(() => r(true))); setTimeout(() => r(false), 1000); }));
     const { stdout } = await run('xwd', ['-silent', '-id', id], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, xwdToPng(stdout));

@@ -8,6 +8,8 @@
 // tab alone). Found by comparing the browser's content processes before and after a tab
 // opens (opening tabs is serialized for that); preallocated processes are turned off so that a
 // tab never adopts one started earlier.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { descendants, killAndWait, threadNames } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
@@ -45,8 +47,6 @@ class FirefoxTab extends RemoteTab {
   async close() { if (!this.page.isClosed()) await this.page.close(); }
   /** Like Playwright's page.screenshot({ path, fullPage }). */
   async screenshot({ path, fullPage = false }) {
-    const { mkdirSync } = await import('node:fs');
-    const { dirname } = await import('node:path');
     mkdirSync(dirname(path), { recursive: true });
     await this.page.screenshot({ path, fullPage });
   }

@@ -12,6 +12,8 @@
 // Processes: a tab's WebKitWebProcess is a child of the MiniBrowser, found by comparing the
 // MiniBrowser's web processes before and after the tab opens (opening is serialized); the hub's
 // SharedWorker runs in the web process of the tab that started it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { WebDriverSession, startDriver } from '../webdriver.js';
 import { alive, descendants, killAndWait, processWithThread } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
@@ -71,13 +73,17 @@ class WebKitTab extends RemoteTab {
    */
   async screenshot({ path: file }) {
     if (this.ownWindow) { await captureWindowOf(this, file); return; }
-    const png = this.handle && await this.session.webdriver((wd) => wd.inWindow(this.handle, 'GET', '/screenshot'));
+    // WebKitWebDriver never answers for a tab that is not the one its window shows: fail instead.
+    let timer;
+    const png = this.handle && await Promise.race([
+      this.session.webdriver((wd) => wd.inWindow(this.handle, 'GET', '/screenshot')),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('WebDriver\'s screenshot did not answer in 10 s: '
+        + 'open the tab with session.open(url, listen, { ownWindow: true }) to capture it from the X server')), 10_000); }),
+    ]).finally(() => clearTimeout(timer));
     if (!png) {
       throw new Error('WebKit ended the WebDriver session (a page\'s process crashed): screenshots of this tab are gone with it; '
         + 'open the tab with session.open(url, listen, { ownWindow: true }) to capture it from the X server');
     }
-    const { mkdirSync, writeFileSync } = await import('node:fs');
-    const { dirname } = await import('node:path');
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, Buffer.from(png, 'base64'));
   }
@@ -91,7 +97,12 @@ class WebKitTab extends RemoteTab {
   async close() {
     if (!this.page || this.page.closed) return;
     if (!(this.handle && await this.session.closeWindow(this.handle))) {
-      await this.evaluate(() => { setTimeout(() => window.close(), 0); return true; });
+      // WebKit lets script close only the windows script opened: a window WebDriver opened leaves
+      // its page for about:blank instead (the document goes as in a close: pagehide runs).
+      await this.evaluate(() => {
+        setTimeout(() => { window.close(); if (!window.closed) location.replace('about:blank'); }, 0);
+        return true;
+      });
     }
     await this.page.closedPromise;
   }
@@ -111,7 +122,8 @@ class WebKitSession {
    * crash, any failure counts as the end.
    */
   async webdriver(send) {
-    if (!this.webdriverAlive) return null;
+    // Once a page's process has been killed, no command is sent: some never get an answer.
+    if (!this.webdriverAlive || this.crashed) return null;
     try {
       return await send(this.wd);
     } catch (error) {
@@ -122,7 +134,10 @@ class WebKitSession {
   }
 
   async closeWindow(handle) {
-    return (await this.webdriver((wd) => wd.inWindow(handle, 'DELETE', '/window'))) !== null;
+    const closed = (await this.webdriver((wd) => wd.inWindow(handle, 'DELETE', '/window'))) !== null;
+    // WebDriver is left without a current window, and opens no new one from there: back to the launcher's.
+    if (closed) await this.webdriver((wd) => wd.inWindow(this.launcherHandle, 'GET', '/window'));
+    return closed;
   }
 
   /**
@@ -183,7 +198,13 @@ class WebKitSession {
 
   async close() {
     // After a crash WebKit has already ended the WebDriver session but left the browser running.
-    await this.webdriver((wd) => wd.delete()).catch(() => {});
+    // WebKitWebDriver still counts the session until it is deleted (it runs one at a time), so
+    // the delete is sent even after a crash, bounded in time.
+    if (this.webdriverAlive) {
+      let timer;
+      await Promise.race([this.wd.delete().catch(() => {}), new Promise((r) => { timer = setTimeout(r, 5_000); })]);
+      clearTimeout(timer);
+    }
     if (alive(this.browserPid)) await killAndWait(this.browserPid);
   }
 }
@@ -220,7 +241,9 @@ export async function launchWebKit(servers) {
       const prefix = `s${++sessions}`;
       const connected = servers.remote.connected(`${prefix}-launcher`);
       await wd.send('POST', '/url', { url: withTab(`${servers.loopback}tests/browser/pages/launcher.html`, `${prefix}-launcher`) });
-      return new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
+      const session = new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
+      session.launcherHandle = await wd.send('GET', '/window');
+      return session;
     },
     close: () => driver.stop(),
   };
