@@ -28,7 +28,7 @@ node tests/package/run.mjs
 
 # One Playwright run, one project per engine: Chromium (Playwright), Firefox ESR (puppeteer-core
 # over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X server: Xvfb).
-# demo-timeline.spec.js takes its engine from the project's name: the demo runs in all three.
+# demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
 step "browser tests in Chromium, Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
 xvfb-run -a npx playwright test -c tests/browser/playwright.config.js
 echo; echo "all test steps passed"
