@@ -9,7 +9,7 @@ import { setInterval, clearInterval, setTimeout } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
-import { registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren } from './thread-watch.js';
+import { registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched } from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
 
 const noop = () => {};
@@ -53,6 +53,25 @@ function serveDoorbell(backend, keepAlive) {
 }
 
 /**
+ * A thread whose creator does not watch it (the creator never loaded the package, or created it
+ * before loading it) is closed when it ends by itself, but if it is terminated, or its creator ends,
+ * nothing learns of it and its locks stay held: say so, once, with the fix. Checked again a little
+ * later if not marked yet (its creator marks it on its next tick); the timer keeps no thread alive.
+ */
+function warnIfUnwatched(tableBuffer) {
+  if (threadId === 0 || threadIsWatched(tableBuffer, threadId)) return;
+  const recheck = setTimeout(() => {
+    if (threadIsWatched(tableBuffer, threadId)) return;
+    process.emitWarning(`weblocks-wasm: worker thread ${threadId} was created by a thread that had not loaded weblocks-wasm, `
+      + 'so nothing learns of its end: if it is terminated, or the thread that created it ends, the locks it holds stay held. '
+      + 'Load weblocks-wasm in the creating thread before it creates workers, or start Node with --import weblocks-wasm/register.',
+    { code: 'WEBLOCKS_UNWATCHED_THREAD' });
+  }, UNWATCHED_RECHECK_MS);
+  recheck.unref?.();
+}
+const UNWATCHED_RECHECK_MS = 200;
+
+/**
  * This thread's backend on the process-wide lock space, returned at once (requests made while the
  * engine attaches wait for it). Falls back to an in-context engine, once with a warning, where
  * shared memory is unavailable.
@@ -67,6 +86,7 @@ export function connectThread() {
   if (!registerThisThread(space.threads)) {
     process.emitWarning('weblocks-wasm: the thread table is full; if this thread\'s parent dies, its locks stay held.');
   }
+  warnIfUnwatched(space.threads);
   const clientId = randomUUID();
   const engineReady = attachToLockSpace(space);
   const regions = regionPoolOf(space);
@@ -81,7 +101,7 @@ export function connectThread() {
   const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
   });
-  watchWorkers((goneId) => closer.add(goneSubtree(space.threads, goneId)));
+  watchWorkers(space.threads, (goneId) => closer.add(goneSubtree(space.threads, goneId)));
 
   // Requests made while the engine attaches are queued: the thread stays alive until it is ready.
   const keepAlive = setInterval(noop, 0x7fffffff);

@@ -24,7 +24,12 @@ const THREAD = 0;    // threadId; 0 = free slot; -threadId while being written
 const ANCESTOR = 1;  // nearest ancestor thread that had loaded the package when it was created (-1: none)
 const WORDS = 2;
 export const THREAD_SLOTS = 8192;
-export const THREAD_TABLE_BYTES = THREAD_SLOTS * WORDS * 4;
+// After the records: a ring of the threadIds of the latest Workers created by threads that watch
+// them (a cursor word, then WATCHED_SLOTS ids), read by each new thread to learn whether anyone
+// will see its end (threadIsWatched).
+const WATCHED_SLOTS = 4096;
+const WATCHED_CURSOR = THREAD_SLOTS * WORDS;
+export const THREAD_TABLE_BYTES = (THREAD_SLOTS * WORDS + 1 + WATCHED_SLOTS) * 4;
 
 /** Records this thread and its nearest package-loading ancestor; false when the table is full. */
 export function registerThisThread(tableBuffer) {
@@ -103,12 +108,30 @@ export function recordedThreads(tableBuffer) {
 
 /**
  * Calls `onThreadGone(threadId)` in this thread after each Worker this thread creates from now
- * on has exited, however it ended and whatever Worker class created it.
+ * on has exited, however it ended and whatever Worker class created it; marks each such Worker
+ * as watched in the table.
  */
-export function watchWorkers(onThreadGone) {
+export function watchWorkers(tableBuffer, onThreadGone) {
+  const table = new Int32Array(tableBuffer);
   process.on('worker', (worker) => {
     const childId = worker.threadId;
     if (!(childId > 0)) return;
+    const at = Atomics.add(table, WATCHED_CURSOR, 1) % WATCHED_SLOTS;
+    Atomics.store(table, WATCHED_CURSOR + 1 + at, childId);
     worker.once('exit', () => onThreadGone(childId));
   });
+}
+
+/**
+ * Whether the thread that created `threadId` watches it (watchWorkers marked it). Node emits
+ * 'worker' in the creating thread on its next tick after the Worker's constructor, usually long
+ * before the new thread has loaded anything, but a creator blocked right after `new Worker()` marks
+ * it later: ask again before concluding.
+ */
+export function threadIsWatched(tableBuffer, threadId) {
+  const table = new Int32Array(tableBuffer);
+  for (let slot = 0; slot < WATCHED_SLOTS; slot++) {
+    if (Atomics.load(table, WATCHED_CURSOR + 1 + slot) === threadId) return true;
+  }
+  return false;
 }
