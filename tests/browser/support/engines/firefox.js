@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { descendants, killAndWait, threadNames } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
+import { openInTurn, processOfTab } from './opening.js';
 
 const PREFS = {
   'dom.ipc.processPrelaunch.enabled': false,
@@ -71,16 +72,11 @@ class FirefoxSession {
       tab.processes = tabProcesses(this.browserPid).filter((pid) => !before.has(pid));
       return tab;
     };
-    const opened = this.opening.then(run, run);
-    this.opening = opened.catch(() => {});
-    return opened;
+    return openInTurn(this, run);
   }
 
   processOf(tab) {
-    if (tab.processes.length !== 1) {
-      throw new Error(`cannot tell which content process hosts the tab: it started ${JSON.stringify(tab.processes)}`);
-    }
-    return tab.processes[0];
+    return processOfTab(tab, 'content process');
   }
 
   /** Kills the tab's content process (SIGKILL) and resolves once it has exited. */

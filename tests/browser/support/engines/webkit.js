@@ -18,6 +18,7 @@ import { WebDriverSession, startDriver } from '../webdriver.js';
 import { alive, descendants, killAndWait, processWithThread } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 import { captureWindowOf } from '../x-screenshot.js';
+import { openInTurn, processOfTab } from './opening.js';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
@@ -167,16 +168,11 @@ class WebKitSession {
       listen?.(tab);
       return tab;
     };
-    const opened = this.opening.then(run, run);
-    this.opening = opened.catch(() => {});
-    return opened;
+    return openInTurn(this, run);
   }
 
   processOf(tab) {
-    if (tab.processes.length !== 1) {
-      throw new Error(`cannot tell which WebKitWebProcess hosts the tab: it started ${JSON.stringify(tab.processes)}`);
-    }
-    return tab.processes[0];
+    return processOfTab(tab, 'WebKitWebProcess');
   }
 
   /** Kills the tab's web process (SIGKILL) and resolves once it has exited. */
