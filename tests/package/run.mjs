@@ -191,7 +191,8 @@ async function checkViteDev(dir) {
   try {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`vite dev did not start:\n${output}`)), 60_000);
-      const watch = () => { if (/Local:/.test(output)) { clearTimeout(timer); resolve(); } };
+      // Colours stripped: Vite colours its banner where CI is set ("Local" and ":" are styled apart).
+      const watch = () => { if (/Local:/.test(output.replace(/\x1b\[[0-9;]*m/g, ''))) { clearTimeout(timer); resolve(); } };
       child.stdout.on('data', watch);
       child.once('exit', () => reject(new Error(`vite dev exited:\n${output}`)));
     });
