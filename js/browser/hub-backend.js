@@ -170,7 +170,7 @@ export class HubBackend {
     this.helloAtCall = this.nextCall;
     for (const [token, r] of this.records) port.postMessage({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
     for (const [token] of this.aborts) port.postMessage({ t: C.abort, token });
-    for (const call of this.queries.keys()) { this.queries.restart(call); port.postMessage({ t: C.query, call }); }
+    this.askQueriesAgain();
   }
 
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
@@ -222,7 +222,7 @@ export class HubBackend {
       t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub, reclaim: this.helloEntries,
     });
     // Queries and aborts whose answer was lost: ask again (aborts: the request is re-registered).
-    for (const call of this.queries.keys()) { this.queries.restart(call); this.port.postMessage({ t: C.query, call }); }
+    this.askQueriesAgain();
     for (const [token] of this.aborts) this.port.postMessage({ t: C.abort, token });
   }
 
@@ -371,6 +371,14 @@ export class HubBackend {
     if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
+    }
+  }
+
+  /** After a hello: every query still unanswered is asked again, its wait for an answer started anew. */
+  askQueriesAgain() {
+    for (const call of this.queries.keys()) {
+      this.queries.restart(call);
+      this.port.postMessage({ t: C.query, call });
     }
   }
 
