@@ -114,6 +114,15 @@ int32_t wl_close_clients_of_owner(wl_engine* handle, uint32_t owner_tag) {
   return closed;
 }
 
+int32_t wl_free_mutex_of_dead_owner(wl_engine* handle, uint32_t owner_tag) {
+  Engine* engine = wl::as_engine(handle);
+  EngineLock held_mutex(engine);
+  if (held_mutex.locked()) return 0;  // free (now ours for a moment): nothing to recover
+  if (!held_mutex.take_over_from(owner_tag)) return 0;  // held by another agent
+  // Unlocked (waking every waiter) when held_mutex goes out of scope, the call undone.
+  return engine->broken ? WL_BROKEN : 1;
+}
+
 int32_t wl_request(wl_engine* handle, double client_handle, const uint16_t* name, uint32_t name_length,
                    uint32_t mode, uint32_t wait_mode, double* id) {
   Engine* engine = wl::as_engine(handle);

@@ -55,6 +55,14 @@ int32_t wl_close_client(wl_engine* engine, double client);
  * goes on: the engine never stays locked by a dead agent. Never call it for a live owner. */
 int32_t wl_close_clients_of_owner(wl_engine* engine, uint32_t owner_tag);
 
+/* Frees the engine mutex if an agent of owner_tag holds it, undoing that agent's half-done call
+ * (undo log), and changes nothing else: that owner's clients stay open. For a waiter that learns
+ * from its platform that the holder can no longer run (its thread is gone) while the host that
+ * will close the owner's clients is not there yet (blocked in a call of its own). Returns 1 when
+ * it freed the mutex, 0 when the mutex was free or held by another owner, WL_BROKEN when the
+ * dead agent's call could not be undone. Never call it for an owner that may still run. */
+int32_t wl_free_mutex_of_dead_owner(wl_engine* engine, uint32_t owner_tag);
+
 /* Request a lock (spec 4.1). Returns WL_GRANTED (held now: no event follows), WL_QUEUED (a
  * WL_EVENT_GRANTED event follows when granted) or WL_NOT_AVAILABLE (no-wait, not grantable: the
  * queue is untouched and no id is written). Writes the request id to *id. */

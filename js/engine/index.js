@@ -92,14 +92,17 @@ function checkLayout(exports) {
  * Attaches a new instance to `memory` (its own stack); the first attach on a memory initializes it.
  * `ownerTag` names the agent (default: the Node threadId, else 0): if this agent dies inside an
  * engine call, closeClientsOfOwner(ownerTag) elsewhere takes the engine mutex over and undoes the
- * half-done call.
+ * half-done call. `ownerGone(tag)`: true only when the agents of that owner can no longer run (the
+ * host knows it from its platform, e.g. their thread is gone); a call waiting on a mutex held that
+ * long by such an owner frees it at once (wl_free_mutex_of_dead_owner) instead of waiting for the
+ * host to close that owner's clients.
  */
-export async function attachEngine({ module, memory, ownerTag, regions = null }) {
+export async function attachEngine({ module, memory, ownerTag, regions = null, ownerGone = null }) {
   const tag = ownerTag === undefined ? await defaultOwnerTag() : ownerTag >>> 0;
   const instance = await WebAssembly.instantiate(module, {
     env: { memory, emscripten_notify_memory_growth() {} },
   });
-  return new Engine(instance.exports, memory, module, tag, regions);
+  return new Engine(instance.exports, memory, module, tag, regions, ownerGone);
 }
 
 async function defaultOwnerTag() {
@@ -149,7 +152,7 @@ class Engine {
   // `regions`: a RegionPool (region-pool.js) shared by every agent of the memory, from which this
   // instance takes its stack page and scratch areas (and to which they go back), or null: grow
   // memory for them, never to be reused.
-  constructor(exports, memory, module, ownerTag, regions = null) {
+  constructor(exports, memory, module, ownerTag, regions = null, ownerGone = null) {
     this.memory = memory;
     this.module = module;
     // (In a page that is not cross-origin isolated the memory is shared but the global
@@ -162,6 +165,7 @@ class Engine {
     // threads would otherwise push frames onto the same bytes.
     this.ownerTag = ownerTag;
     this._regions = regions;
+    this._ownerGone = ownerGone;
     const base = this._takeRegion(STACK_PAGES + SCRATCH_PAGES);
     this._stackRegion = base;
     this._scratchRegion = null; // a scratch area of its own once the first one is outgrown
@@ -248,12 +252,25 @@ class Engine {
   _waitForMutex(since) {
     const now = performance.now();
     if (since === 0) since = now;
+    else if (now - since >= MUTEX_WAIT_SLICE_MS && this._freeMutexOfDeadHolder()) return 0;
     else if (now - since > MUTEX_PATIENCE_MS) {
       throw new EngineError('STUCK', `lock engine: the engine mutex has been held for over ${MUTEX_PATIENCE_MS} ms (an agent died inside an engine call; closeClientsOfOwner() of its owner frees it)`);
     }
     if (this._canBlock) Atomics.wait(this._i32, this._mutexIndex, LAYOUT.mutexContended, MUTEX_WAIT_SLICE_MS);
     // else (a thread that may not block): retry at once; critical sections are short.
     return since;
+  }
+
+  // The mutex has been held for a wait slice: if the host can tell that its holder's thread is
+  // gone, free it now (its half-done call undone; its clients stay for the host to close). True
+  // when the mutex changed hands, so the caller retries with fresh patience.
+  _freeMutexOfDeadHolder() {
+    if (this._ownerGone === null) return false;
+    const tag = this.mutexHolderTag();
+    if (tag === 0 || tag === this.ownerTag || !this._ownerGone(tag)) return false;
+    const result = this._x.wl_free_mutex_of_dead_owner(this._engine, tag);
+    if (result < 0) fail(result);
+    return true;
   }
 
   _readOutDouble() {

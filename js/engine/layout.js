@@ -50,8 +50,10 @@ export const MEMORY_MAXIMUM_PAGES = 16384; // 1 GiB
 export const STACK_PAGES = 1;
 export const SCRATCH_PAGES = 1;
 
-// A caller that got BUSY waits on the mutex word in slices of this many ms, and gives up with
-// EngineError('STUCK') after MUTEX_PATIENCE_MS: only an agent that died inside an engine call
-// holds the mutex that long, and the host's closeClientsOfOwner() for it frees the engine.
+// A caller that got BUSY waits on the mutex word in slices of this many ms; after each it asks the
+// host whether the holder's owner is gone (attachEngine's ownerGone) and if so frees the mutex
+// itself; else it gives up with EngineError('STUCK') after MUTEX_PATIENCE_MS: only an agent that
+// died inside an engine call holds the mutex that long, and the host's closeClientsOfOwner() for
+// it frees the engine.
 export const MUTEX_WAIT_SLICE_MS = 20;
 export const MUTEX_PATIENCE_MS = 2000;

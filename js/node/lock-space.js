@@ -6,7 +6,7 @@ import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { compileEngine, createEngineMemory, attachEngine } from '../engine/index.js';
 import { RegionPool, REGION_TABLE_BYTES } from '../engine/region-pool.js';
 import { WASM_PAGE, MEMORY_MAXIMUM_PAGES } from '../engine/layout.js';
-import { THREAD_TABLE_BYTES } from './thread-watch.js';
+import { THREAD_TABLE_BYTES, recordedThreadIsGone } from './thread-watch.js';
 
 export const SPACE_KEY = 'weblocks-wasm/lock-space@1';
 
@@ -52,7 +52,10 @@ export async function attachToLockSpace(space) {
       setEnvironmentData(SPACE_KEY, { ...space, module });
     }
   }
-  const engine = await attachEngine({ module, memory: space.memory, regions: regionPoolOf(space) });
+  // A call of this thread that finds the engine mutex held by a thread the kernel says has ended
+  // frees it at once: that thread's closer may be blocked, unable to see its 'exit'.
+  const ownerGone = (tag) => recordedThreadIsGone(space.threads, tag);
+  const engine = await attachEngine({ module, memory: space.memory, regions: regionPoolOf(space), ownerGone });
   // The first thread to attach caps the engine's share of memory (THREAD_RESERVE_BYTES).
   if (Atomics.compareExchange(new Int32Array(space.limited), 0, 0, 1) === 0) engine.setMemoryLimit(ENGINE_MEMORY_LIMIT);
   return engine;

@@ -14,15 +14,20 @@
 // - A dying thread's own process 'exit' listeners run while its workers still run: it closes
 //   its own client there, and never theirs.
 // A thread may die inside an engine call, holding the engine mutex: closing its owner takes the
-// mutex over and rolls the half-done call back (docs/engine.md), so nothing waits for it.
+// mutex over and rolls the half-done call back (docs/engine.md), so nothing waits for it. Its
+// closer may itself be blocked in an engine call, waiting for that mutex, unable to see the
+// 'exit': so each record also holds the thread's kernel id, and a waiter that finds the holder's
+// thread gone from the kernel's list frees the mutex itself (recordedThreadIsGone).
 import workerThreads from 'node:worker_threads';
+import { currentOsThreadId, osThreadIsGone } from './os-thread.js';
 
 const ANCESTOR_KEY = 'weblocks-wasm/ancestor-thread@1';
 
-// The thread table: THREAD_SLOTS records of 2 int32 (a SharedArrayBuffer of THREAD_TABLE_BYTES):
+// The thread table: THREAD_SLOTS records of 3 int32 (a SharedArrayBuffer of THREAD_TABLE_BYTES):
 const THREAD = 0;    // threadId; 0 = free slot; -threadId while being written
 const ANCESTOR = 1;  // nearest ancestor thread that had loaded the package when it was created (-1: none)
-const WORDS = 2;
+const OS_THREAD = 2; // the kernel's id of the thread (os-thread.js), 0 if unknown
+const WORDS = 3;
 export const THREAD_SLOTS = 8192;
 // After the records: a ring of the threadIds of the latest Workers created by threads that watch
 // them (a cursor word, then WATCHED_SLOTS ids), read by each new thread to learn whether anyone
@@ -45,6 +50,7 @@ export function registerThisThread(tableBuffer) {
     // Claimed with -threadId, so that a thread that dies half-way leaves a record its closer finds.
     if (Atomics.compareExchange(table, at + THREAD, 0, -threadId) !== 0) continue;
     Atomics.store(table, at + ANCESTOR, typeof ancestor === 'number' ? ancestor : -1);
+    Atomics.store(table, at + OS_THREAD, currentOsThreadId());
     Atomics.store(table, at + THREAD, threadId);
     return true;
   }
@@ -93,6 +99,20 @@ export function forgetThread(tableBuffer, threadId) {
     const id = Atomics.load(table, at + THREAD);
     if (id === threadId || id === -threadId) Atomics.compareExchange(table, at + THREAD, id, 0);
   }
+}
+
+/**
+ * Whether thread `threadId` has ended, from the kernel (os-thread.js): false when unknown (not
+ * recorded, or no /proc). Readable by a thread blocked in a synchronous call, which cannot see any
+ * Worker's 'exit' until it returns.
+ */
+export function recordedThreadIsGone(tableBuffer, threadId) {
+  const table = new Int32Array(tableBuffer);
+  for (let slot = 0; slot < THREAD_SLOTS; slot++) {
+    const at = slot * WORDS;
+    if (Atomics.load(table, at + THREAD) === threadId) return osThreadIsGone(Atomics.load(table, at + OS_THREAD));
+  }
+  return false;
 }
 
 /** Threads recorded in the table (for tests and diagnostics). */

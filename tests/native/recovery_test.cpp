@@ -176,7 +176,12 @@ bool call_and_die(wl_engine* engine, World& w, const Scenario& scenario, long wr
   return died;
 }
 
-void run(const Scenario& scenario) {
+// How the dead agent's mutex is freed: by closing its owner's clients (the host that learned of
+// its death), or first by a waiter that learned it from the platform and frees the mutex alone
+// (wl_free_mutex_of_dead_owner), the owner's clients closed later.
+enum class Recovery { kCloseOwner, kWaiterFreesMutexFirst };
+
+void run(const Scenario& scenario, Recovery recovery = Recovery::kCloseOwner) {
   SCOPED_TRACE(scenario.name);
   // What the survivors must see: the call never happened, then the owner's clients closed.
   EngineHandle expected_engine;
@@ -198,6 +203,15 @@ void run(const Scenario& scenario) {
     ASSERT_EQ(state->header.holder_tag, kDeadOwner);
     wl_stats stats;
     ASSERT_EQ(wl_get_stats(engine.get(), &stats), WL_BUSY) << "others wait for the dead holder";
+    if (recovery == Recovery::kWaiterFreesMutexFirst) {
+      ASSERT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner + 1), 0) << "not the holder";
+      ASSERT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner), 1) << "cut before write " << cut;
+      ASSERT_EQ(__atomic_load_n(&state->header.mutex, __ATOMIC_SEQ_CST), 0u);
+      ASSERT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner), 0) << "already free";
+      check_invariants(engine.get());
+      if (::testing::Test::HasFatalFailure()) return;
+      ASSERT_EQ(engine.stats().clients, 3u) << "the dead owner's client is still open";
+    }
     ASSERT_EQ(engine.close_owner(kDeadOwner), 1) << "cut before write " << cut;
     check_invariants(engine.get());
     if (::testing::Test::HasFatalFailure()) return;
@@ -205,7 +219,8 @@ void run(const Scenario& scenario) {
     check_invariants(engine.get());
   }
   EXPECT_GT(cut, 2) << "the call made several writes";
-  std::printf("[ recovery ] %s: cut at each of %ld writes\n", scenario.name, cut - 1);
+  std::printf("[ recovery ] %s%s: cut at each of %ld writes\n", scenario.name,
+              recovery == Recovery::kCloseOwner ? "" : " (mutex freed by a waiter first)", cut - 1);
 }
 
 }  // namespace
@@ -295,4 +310,30 @@ TEST(DeadHolderRecovery, ASnapshotInPiecesIsUndoneAtEveryCut) {
          int32_t size = wl_snapshot_pieces(e, &first);
          return size < 0 ? size : wl_free_snapshot(e, first);
        }});
+}
+
+// A waiter that learns from its platform that the holder is dead frees the mutex at once; the
+// half-done call is undone and the owner's clients are closed later, with the same outcome.
+TEST(DeadHolderRecovery, AWaiterFreesTheMutexOfADeadHolderAtEveryCut) {
+  run({"release with grants", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { return wl_release(e, w.d, w.ids[6]); }},
+      Recovery::kWaiterFreesMutexFirst);
+  run({"request new name", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'z'}; return wl_request(e, w.d, n, 1, WL_EXCLUSIVE, WL_WAIT, &id); }},
+      Recovery::kWaiterFreesMutexFirst);
+  run({"close client", [](EngineHandle&, World&) {},
+       [](wl_engine* e, World& w) { return wl_close_client(e, w.d); }},
+      Recovery::kWaiterFreesMutexFirst);
+}
+
+TEST(DeadHolderRecovery, AWaiterNeverFreesAMutexHeldByAnUntaggedOrLiveAgent) {
+  EngineHandle engine;
+  auto* word = reinterpret_cast<uint32_t*>(engine.get());
+  __atomic_store_n(word, WL_MUTEX_LOCKED, __ATOMIC_SEQ_CST);  // held by an agent with tag 0
+  EXPECT_EQ(wl_free_mutex_of_dead_owner(engine.get(), 0), 0) << "owner 0 is never declared dead";
+  EXPECT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner), 0);
+  EXPECT_NE(__atomic_load_n(word, __ATOMIC_SEQ_CST), 0u);
+  __atomic_store_n(word, WL_MUTEX_UNLOCKED, __ATOMIC_SEQ_CST);
+  EXPECT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner), 0) << "free: nothing to do";
+  EXPECT_EQ(__atomic_load_n(word, __ATOMIC_SEQ_CST), 0u);
 }

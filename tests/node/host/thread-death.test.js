@@ -25,6 +25,7 @@ function scenario(file, config, timeout = 90_000) {
 function assertWhole(result) {
   assert.equal(result.violations, 0, 'two holders of one exclusive lock at once');
   assert.equal(result.callErrors, 0, 'a live thread\'s lock call failed');
+  assert.equal(result.stuckCalls, 0, 'a live thread\'s lock call gave up on a mutex held by a dead thread (STUCK)');
   assert.deepEqual(result.unhandled, []);
   assert.equal(result.bystanderDone, true, 'the main thread\'s lock loop was never stuck');
   assert.equal(result.leftHeld + result.leftPending, 0, 'nothing of the dead threads is left held or pending');
