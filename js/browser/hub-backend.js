@@ -116,6 +116,24 @@ export class HubBackend {
     });
   }
 
+  /**
+   * What a lock's callback waits for before it runs (null: nothing): this context's sentinel
+   * answering the hub once (js/browser/sentinel.js, untilAnswering), at most SENTINEL_START_WAIT.
+   */
+  beforeCallback() {
+    const answering = this.sentinel === null ? null : this.sentinel.untilAnswering();
+    if (answering === null) return null;
+    if (this.sentinelWait === undefined) {
+      let timer = 0;
+      const late = new Promise((resolve) => { timer = setTimeout(resolve, this.liveness.SENTINEL_START_WAIT, 'late'); });
+      this.sentinelWait = Promise.race([answering, late]).then((outcome) => {
+        clearTimeout(timer);
+        if (outcome === 'late') this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; lock callbacks run without it, so a synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
+      });
+    }
+    return this.sentinelWait;
+  }
+
   // ---- ports ----
 
   send(message, transfer) {
@@ -130,6 +148,7 @@ export class HubBackend {
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
   open(lostHub) {
     if (this.connecting !== null) return;
+    this.sentinel?.prepare();
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -280,7 +299,7 @@ export class HubBackend {
       case H.queryFailed:
         if (this.queries.fail(m.call, new DOMException(String(m.message), String(m.name)))) this.idle();
         return undefined;
-      case H.dead: return this.declaredDead();
+      case H.dead: return this.declaredDead(typeof m.why === 'string' ? m.why.slice(0, 300) : null);
       case H.hub: return this.greeted(m);
       case H.unregistered: return this.unregisteredHere(m);
       default: return undefined;
@@ -324,9 +343,9 @@ export class HubBackend {
    * and released its locks. Held locks are lost (their promises reject with an AbortError, as on
    * a steal); waiting requests are registered again, in order.
    */
-  declaredDead() {
+  declaredDead(why = null) {
     this.stats.declaredDead++;
-    this.log('warn', 'the lock hub declared this context dead (it did not answer in time); its held locks were released');
+    this.log('warn', 'the lock hub declared this context dead (it did not answer in time); its held locks were released' + (why === null ? '' : ` (${why})`));
     this.loseHeld(LOST.declaredDead);
     // The hub forgot our aborts with our requests: they are done.
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }

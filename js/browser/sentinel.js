@@ -13,6 +13,7 @@
 function sentinelMain(silentAfter) {
   let hubPort = null;
   let alarm = 0;
+  let answering = false;
   const arm = () => {
     clearTimeout(alarm);
     alarm = setTimeout(() => self.postMessage('hub-silent'), silentAfter);
@@ -26,6 +27,8 @@ function sentinelMain(silentAfter) {
       if (e.data !== null && typeof e.data === 'object' && e.data.t === 'ping') {
         port.postMessage({ t: 'pong' });
         arm();
+        // Its first answer proves to its context that it runs and the hub hears it (Sentinel.answering).
+        if (!answering) { answering = true; self.postMessage('answering'); }
       }
     };
     arm();
@@ -53,6 +56,25 @@ export class Sentinel {
     this.onHubSilent = onHubSilent;
     this.worker = null;
     this.failed = false;
+    this.answered = false; // the sentinel has answered the hub at least once
+    this.answering = new Promise((resolve) => { this.onAnswering = resolve; });
+  }
+
+  /**
+   * Null once the sentinel answers the hub (or none can run here); until then a promise of that.
+   * A lock's callback waits for it: a new worker's sentinel is started by its creator's thread
+   * (measured in Chromium: a worker busy from its first lock's callback never got its sentinel
+   * running, and lost the lock at 1.6 s), so a callback that blocked its context at once would
+   * leave nobody to answer for it.
+   */
+  untilAnswering() {
+    return this.answered || this.failed ? null : this.answering;
+  }
+
+  /** Starts the sentinel's worker ahead of its first port, so that it starts while the hub says hello. */
+  prepare() {
+    if (this.failed || this.worker !== null) return;
+    try { this.start(); } catch (error) { this.fail(error); }
   }
 
   /** A fresh port for the hub, its other end held by the sentinel; null where no sentinel can run. */
@@ -73,12 +95,16 @@ export class Sentinel {
     const source = `(${sentinelMain.toString()})(${Number(this.silentAfter)});`;
     const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
     this.worker = new this.Worker(url, { name: 'weblocks-sentinel' });
-    this.worker.onmessage = (event) => { if (event.data === 'hub-silent') this.onHubSilent(); };
+    this.worker.onmessage = (event) => {
+      if (event.data === 'hub-silent') this.onHubSilent();
+      else if (event.data === 'answering') { this.answered = true; this.onAnswering(); }
+    };
     this.worker.onerror = (event) => { event.preventDefault?.(); this.fail(new Error(event.message || 'the sentinel worker did not start')); };
   }
 
   fail(error) {
     this.failed = true;
+    this.onAnswering();
     if (!warned) {
       warned = true;
       console.warn(`[weblocks] no sentinel worker in this context (${error?.message ?? error}; a Content-Security-Policy worker-src that allows blob: fixes it): the context answers the lock hub itself, so a synchronous task longer than about 1.5 s releases its locks.`);

@@ -8,7 +8,7 @@ import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
-import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel } from './sentinels.js';
+import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
 import { FairInbox } from './fair-inbox.js';
 import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
@@ -548,8 +548,9 @@ export class Hub {
       // its own long task keeps its locks while its sentinel answers.
       const unheard = now - lastHeardFrom(conn);
       if (unheard >= this.liveness.DEAD_AFTER) {
-        this.log('info', `${conn.clientId} silent for ${Math.round(unheard)} ms: declared dead, its locks released`);
-        this.close(conn, { tell: true });
+        const why = silenceOf(conn, now);
+        this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
+        this.close(conn, { tell: true, why });
       } else if (silent >= this.liveness.PING_AFTER && now - (conn.lastPing ?? 0) >= this.liveness.PING_AFTER) {
         conn.lastPing = now;
         conn.send({ t: H.ping });
@@ -562,8 +563,8 @@ export class Hub {
    * the context may be alive after all (frozen, throttled): it is told, and treats its locks as stolen.
    * Its dedicated workers go with it.
    */
-  close(conn, { tell }) {
-    for (const child of conn.children) if (child.client !== null) this.close(child, { tell: true });
+  close(conn, { tell, why }) {
+    for (const child of conn.children) if (child.client !== null) this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
     if (conn.client === null) return;
     const client = conn.client;
     conn.client = null;
@@ -580,7 +581,7 @@ export class Hub {
     this.deferred = this.deferred.filter(([c]) => c !== conn);
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
     this.engine.closeClient(client);
-    if (tell) conn.send({ t: H.dead });
+    if (tell) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
     this.deliverEvents();
   }
 

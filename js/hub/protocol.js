@@ -54,6 +54,9 @@ export const LIVENESS = Object.freeze({
   // decides a loss by that identity, not by a timeout. An identity check that gets no greeting
   // at all within IDENTITY_TIMEOUT falls back to the probe's verdict.
   SENTINEL_ALARM_AFTER: 1000,
+  // A lock's callback waits for the context's sentinel to answer the hub once (sentinel.js), at
+  // most this long; past it the callback runs unguarded, and the console says so.
+  SENTINEL_START_WAIT: 5000,
   IDENTITY_TIMEOUT: 5000,
 });
 
@@ -97,7 +100,7 @@ export const H = Object.freeze({
   hub: 'hub',                   // { t, hubId }: the first message on every connection: which hub serves this port
   unregistered: 'unregistered', // { t, hubId, call }: this hub has no registration for this port: say hello again
                                 //   (call: the probe it answers, or 0 for any other message)
-  dead: 'dead',                 // { t }: this connection was declared dead; its locks were released
+  dead: 'dead',                 // { t, why? }: this connection was declared dead (why: what the hub did not hear); its locks were released
 });
 
 export const MODES = Object.freeze(['exclusive', 'shared']);

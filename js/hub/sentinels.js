@@ -10,13 +10,16 @@ import { C, H } from './protocol.js';
 /** Attaches `port` as the sentinel of `conn` (a registered connection); replaces any earlier one. */
 export function attachSentinel(hub, conn, port) {
   detachSentinel(conn);
-  const sentinel = { port, lastSeen: hub.now(), lastPing: 0 };
+  const sentinel = { port, lastSeen: hub.now(), lastPing: 0, answers: 0 };
   conn.sentinel = sentinel;
   port.onmessage = (event) => {
     if (conn.sentinel !== sentinel) return;
     const m = event.data;
     // The only message a sentinel sends; anything else is ignored (it proves nothing).
-    if (m !== null && typeof m === 'object' && m.t === C.pong) sentinel.lastSeen = hub.now();
+    if (m !== null && typeof m === 'object' && m.t === C.pong) {
+      sentinel.lastSeen = hub.now();
+      sentinel.answers++;
+    }
   };
   port.start?.();
   port.postMessage({ t: H.ping });
@@ -35,6 +38,15 @@ export function detachSentinel(conn) {
 export function lastHeardFrom(conn) {
   const sentinel = conn.sentinel;
   return sentinel ? Math.max(conn.lastSeen, sentinel.lastSeen) : conn.lastSeen;
+}
+
+/** Why a silent context was declared dead, for its console (it may be alive after all). */
+export function silenceOf(conn, now) {
+  const sentinel = conn.sentinel;
+  const self = `no message from it for ${Math.round(now - conn.lastSeen)} ms`;
+  if (!sentinel) return `${self}, and it has no sentinel`;
+  if (sentinel.answers === 0) return `${self}, and its sentinel never answered`;
+  return `${self}, nor from its sentinel for ${Math.round(now - sentinel.lastSeen)} ms`;
 }
 
 /** On each hub tick: ping every sentinel not heard from for PING_AFTER (its own clock, not the context's). */

@@ -117,7 +117,7 @@
      * A CPU-bound critical section: holds `name` (exclusive) and, once go(id) is called, runs a
      * synchronous task of `ms` in the callback, stamping entry and exit (read with section(id)).
      */
-    holdBusy(name, ms) {
+    holdBusy(name, ms, { atOnce = false } = {}) {
       const id = ++nextHandle;
       const h = { id, name, state: 'pending', events: [], mode: 'exclusive', enteredAt: null, exitedAt: null };
       let go;
@@ -127,7 +127,8 @@
       h.settled = navigator.locks.request(name, async () => {
         h.state = 'held';
         h.onGranted({ at: clock() });
-        await h.go;
+        // atOnce: the callback is busy from its first line (no round trip to the test first).
+        if (!atOnce) await h.go;
         h.enteredAt = clock();
         const end = performance.now() + ms;
         // Busy: the event loop is blocked. Where its creator shared a beat buffer (isolated pages),

@@ -42,7 +42,7 @@ async function lockSpace(t, liveness = {}) {
       // theirs to the hub (measured in WebKitGTK: the greeting arrives, the hello never does).
       for (const client of deafTo) client.hubPort.onmessage = () => {};
     },
-    client(clientId, liveness = {}) {
+    client(clientId, liveness = {}, sentinel = null) {
       const client = { hubPort: null, heard: [] };
       client.backend = new HubBackend(async () => {
         const { port1, port2 } = new MessageChannel();
@@ -51,7 +51,7 @@ async function lockSpace(t, liveness = {}) {
         space.hubPorts.push(port2);
         client.hubPort = port2;
         return port1;
-      }, { clientId, log: quiet, liveness });
+      }, { clientId, log: quiet, liveness, sentinel });
       const receive = client.backend.receive.bind(client.backend);
       client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
       client.locks = createLockManager(client.backend);
@@ -322,4 +322,65 @@ test('a hub that is gone for good is found lost by identity: the fresh connectio
   assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'a']]);
   holder.release();
   assert.equal((await holder.settled).ok, true);
+});
+
+/**
+ * A sentinel (js/browser/sentinel.js) whose worker the test starts by hand: until `run()`, its
+ * ports to the hub hear pings that nobody answers, as while a new worker's sentinel is starting.
+ */
+function handStartedSentinel() {
+  const sentinel = {
+    running: false, answered: false, ports: [], answeredOnce: null,
+    prepare() {},
+    portForHub() {
+      const { port1, port2 } = new MessageChannel();
+      port1.onmessage = (event) => {
+        if (!sentinel.running || event.data?.t !== 'ping') return;
+        port1.postMessage({ t: 'pong' });
+        if (!sentinel.answered) { sentinel.answered = true; sentinel.answeredOnce(); }
+      };
+      sentinel.ports.push(port1, port2);
+      return port2;
+    },
+    untilAnswering() { return sentinel.answered ? null : sentinel.answering; },
+    run() { sentinel.running = true; },
+  };
+  sentinel.answering = new Promise((resolve) => { sentinel.answeredOnce = resolve; });
+  return sentinel;
+}
+
+test('a granted lock\'s callback waits until the context\'s sentinel has answered the hub once (spec 4.4 step 2.1.11: the lock is held meanwhile)', async (t) => {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel();
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const a = space.client('a', {}, sentinel);
+  let called = false;
+  const done = a.locks.request('x', () => { called = true; return 'ran'; });
+  const b = space.client('b');
+  await until(async () => (await b.locks.query()).held.some((info) => info.name === 'x' && info.clientId === 'a'), 'a holds x');
+  assert.equal(called, false, 'the callback did not run while no sentinel had answered for its context');
+  sentinel.run();
+  assert.equal(await done, 'ran');
+  assert.equal(sentinel.answered, true, 'the callback ran after the sentinel\'s first answer');
+});
+
+test('a context declared dead is told why: nothing from it, and its sentinel never answered', async (t) => {
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const space = await lockSpace(t, liveness);
+  const logged = [];
+  space.hub.log = (level, text) => logged.push(text);
+  const sentinel = handStartedSentinel();
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const a = space.client('a', { SENTINEL_START_WAIT: 1_000 }, sentinel);
+  const told = [];
+  const declaredDead = a.backend.declaredDead.bind(a.backend);
+  a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
+  const held = requestHandle(a.locks, 'x');
+  await until(() => space.hub.clientIds.get('a') !== undefined && a.backend.sentinel.ports.length > 0, 'a registered with its sentinel');
+  // The hub stops hearing the context (frozen), and its sentinel never started.
+  a.hubPort.onmessage = null;
+  await until(() => told.length === 1, 'a was told it was declared dead');
+  assert.match(told[0], /^no message from it for \d+ ms, and its sentinel never answered$/);
+  assert.ok(logged.some((text) => text.includes('a declared dead (no message from it for')), 'the hub logged why');
+  assert.equal((await held.settled).ok, false, 'a\'s held lock was lost');
 });
