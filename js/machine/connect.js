@@ -1,0 +1,82 @@
+// A connection to a machine lock space's hub, starting the hub first if none serves it: no
+// command for the user to run. Any number of processes and threads may do this at once: each
+// that finds no hub may start one (a marker file keeps most from starting one needlessly), and
+// the hubs' own claim (claim.js) leaves exactly one serving; the others exit.
+import fs from 'node:fs';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ensurePrivateFolder, checkSocketFile, MachineSpaceError } from './place.js';
+
+const HUB_SCRIPT = fileURLToPath(new URL('./hub-process.js', import.meta.url));
+// A hub being started by someone else gets this long before another is started.
+const STARTING_GRACE_MS = 3000;
+const START_TIMEOUT_MS = Number(process.env.WEBLOCKS_MACHINE_START_TIMEOUT_MS ?? 15_000);
+
+function connectOnce(socketPath) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    const failed = (error) => reject(error);
+    socket.once('error', failed);
+    socket.once('connect', () => { socket.off('error', failed); resolve(socket); });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves a connected net.Socket to the hub of `files` (place.js spaceFiles), starting it if needed. */
+export async function connectToSpace(files) {
+  const deadline = performance.now() + START_TIMEOUT_MS;
+  let pause = 2;
+  for (;;) {
+    ensurePrivateFolder(files.folder);
+    checkSocketFile(files.socket);
+    try {
+      return await connectOnce(files.socket);
+    } catch (error) {
+      // ENOENT: no hub yet; ECONNREFUSED: the socket of a dead hub; EAGAIN: a hub too busy to accept now.
+      if (!['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(error.code)) {
+        throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_CONNECT', `weblocks-wasm: cannot connect to the machine lock hub at ${files.socket}: ${error.message}`);
+      }
+      if (error.code !== 'EAGAIN') startHubUnlessStarting(files);
+    }
+    if (performance.now() > deadline) {
+      throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_START', `weblocks-wasm: the machine lock hub of space "${files.space}" did not start within ${START_TIMEOUT_MS} ms. `
+        + `Its log: ${files.log}`);
+    }
+    await sleep(pause);
+    pause = Math.min(pause * 2, 50);
+  }
+}
+
+/** Starts a hub process, unless one was started moments ago and is still alive. */
+function startHubUnlessStarting(files) {
+  try {
+    const stat = fs.statSync(files.starting);
+    const pid = Number.parseInt(fs.readFileSync(files.starting, 'utf8'), 10);
+    if (Date.now() - stat.mtimeMs < STARTING_GRACE_MS && (!(pid > 0) || alive(pid))) return;
+    fs.rmSync(files.starting, { force: true });
+  } catch { /* no marker */ }
+  let fd;
+  try {
+    fd = fs.openSync(files.starting, 'wx', 0o600);
+  } catch {
+    return; // another process just started one
+  }
+  const env = { ...process.env, WEBLOCKS_MACHINE_DIR: files.folder, WEBLOCKS_MACHINE_SPACE: files.space };
+  delete env.NODE_OPTIONS; // the hub is no client of itself (a preload there would make it one)
+  const child = spawn(process.execPath, [HUB_SCRIPT], { detached: true, stdio: 'ignore', env, cwd: files.folder });
+  child.unref();
+  child.on('error', () => {});
+  fs.writeSync(fd, String(child.pid ?? ''));
+  fs.closeSync(fd);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}

@@ -1,0 +1,36 @@
+// LockManagers on a machine lock space: one client of its hub per manager (per thread, in
+// practice: `machineLocks()` gives each thread one).
+import { createLockManager } from '../api/index.js';
+import { MachineBackend } from './machine-backend.js';
+import { spaceFiles, defaultFolder, defaultSpaceName } from './place.js';
+
+const managers = new Map(); // socket path -> this thread's LockManager on it
+
+/**
+ * A new LockManager (a new client: its own clientId) on the machine lock space `space` (default:
+ * WEBLOCKS_MACHINE_SPACE, else 'default') in `folder` (default: place.js defaultFolder()).
+ * Nothing connects until its first request; the hub is started then if none serves the space.
+ */
+export function createMachineLockManager({ space = defaultSpaceName(), folder = defaultFolder() } = {}) {
+  return createLockManager(new MachineBackend(spaceFiles(folder, space)));
+}
+
+/** This thread's one LockManager on a machine lock space (created on first use). */
+export function machineLocks(options = {}) {
+  const files = spaceFiles(options.folder ?? defaultFolder(), options.space ?? defaultSpaceName());
+  let locks = managers.get(files.socket);
+  if (locks === undefined) {
+    locks = createLockManager(new MachineBackend(files));
+    managers.set(files.socket, locks);
+  }
+  return locks;
+}
+
+/** The lock space this process opted into (WEBLOCKS_MACHINE_SPACE), or null. */
+export function machineSpaceChosen() {
+  try {
+    return process.env.WEBLOCKS_MACHINE_SPACE || null;
+  } catch {
+    return null; // a runtime that refuses environment access without a permission
+  }
+}
