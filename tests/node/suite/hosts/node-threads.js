@@ -3,6 +3,7 @@
 // every other context is a worker thread running thread-agent.js, which does the same.
 import { Worker } from 'node:worker_threads';
 import '../../../../js/node/register.js';
+import { relayedContext } from './relay.js';
 
 const locks = globalThis.navigator.locks;
 
@@ -16,51 +17,13 @@ function exitOf(worker) {
 
 function openThread() {
   const worker = new Worker(agentUrl);
-  const exited = exitOf(worker);
   worker.on('error', () => {}); // the 'crash' ending throws on purpose
-  const waiting = new Map(); // rid -> { granted, settled } resolvers; qid -> resolver
-  let next = 1;
-  worker.on('message', (message) => {
-    if (message.ev === 'granted') waiting.get(`g${message.rid}`)?.(message.lock);
-    else if (message.ev === 'settled') waiting.get(`s${message.rid}`)?.(message.outcome);
-    else if (message.ev === 'query') waiting.get(`q${message.qid}`)?.(message.state);
-    else if (message.ev === 'stress') waiting.get('stress')?.(message.log);
+  return relayedContext({
+    post: (message) => worker.postMessage(message),
+    listen: (fn) => worker.on('message', fn),
+    exited: exitOf(worker),
+    stop: () => worker.terminate(),
   });
-  const expect = (key) => new Promise((resolve) => waiting.set(key, (value) => { waiting.delete(key); resolve(value); }));
-  const ready = new Promise((resolve) => worker.once('message', resolve));
-  const context = {
-    worker,
-    request(name, options = {}) {
-      const rid = next++;
-      const granted = expect(`g${rid}`);
-      const settled = expect(`s${rid}`);
-      worker.postMessage({ op: 'request', rid, name, options });
-      return {
-        granted,
-        settled,
-        release: (value) => worker.postMessage({ op: 'release', rid, value }),
-        fail: (message) => worker.postMessage({ op: 'fail', rid, message }),
-        abort: () => worker.postMessage({ op: 'abort', rid }),
-      };
-    },
-    query() {
-      const qid = next++;
-      const answer = expect(`q${qid}`);
-      worker.postMessage({ op: 'query', qid });
-      return answer;
-    },
-    async end(how) {
-      if (how === 'terminate') await worker.terminate();
-      else worker.postMessage({ op: how });
-      await exited;
-    },
-    stress(config) {
-      const log = expect('stress');
-      worker.postMessage({ op: 'stress', config });
-      return log;
-    },
-  };
-  return ready.then(() => context);
 }
 
 export function createNodeThreadsHost({ asyncContext } = {}) {

@@ -1,0 +1,56 @@
+// What the machine lock space tests share: a private lock space folder per test (mkdtemp makes
+// it 0700), child processes that join it, and the end of its hub once the test is done.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REGISTER_MACHINE = fileURLToPath(new URL('../../../js/machine/register.js', import.meta.url));
+
+/**
+ * A fresh lock space for test `t`: { folder, space, env, files }. Its hub (if one started) is
+ * killed and its folder removed after the test. Hubs exit by themselves 1.5 s after their last
+ * client in any case (WEBLOCKS_MACHINE_IDLE_MS).
+ */
+export function freshSpace(t, { space = 'test' } = {}) {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-'));
+  const env = { ...process.env, WEBLOCKS_MACHINE_DIR: folder, WEBLOCKS_MACHINE_SPACE: space, WEBLOCKS_MACHINE_IDLE_MS: '1500' };
+  delete env.NODE_OPTIONS;
+  const files = { folder, space, socket: path.join(folder, `${space}.sock`), pid: path.join(folder, `${space}.pid`), log: path.join(folder, `${space}.log`) };
+  // This test process's own hubs (started by its own requests) read these.
+  process.env.WEBLOCKS_MACHINE_IDLE_MS = '1500';
+  t.after(() => {
+    killHub(files);
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+  return { folder, space, env, files };
+}
+
+/** The pid of the hub serving `files` now, or null. */
+export function hubPid(files) {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(files.pid, 'utf8'), 10);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+export function killHub(files, signal = 'SIGKILL') {
+  const pid = hubPid(files);
+  if (pid !== null) try { process.kill(pid, signal); } catch { /* gone */ }
+  return pid;
+}
+
+/** Resolves with the exit code (or signal) of a child process. */
+export function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode);
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+}
+
+/** A Node process joining the lock space with --import weblocks-wasm/register-machine. */
+export function forkJoined(script, args, env, options = {}) {
+  return fork(script, args, { env, execArgv: ['--import', REGISTER_MACHINE], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...options });
+}
