@@ -1,0 +1,82 @@
+// Chaos across processes: node:cluster workers and plain child processes (one with worker threads
+// of its own) contend on three names with random requests, steals, ifAvailable and aborts, while
+// processes SIGKILL themselves (in and out of critical sections), the harness SIGKILLs others, and
+// the hub itself is SIGKILLed again and again. An external checker (stamps.js) reads every
+// section's enter and leave from one O_APPEND file: zero violations, nothing left held.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMachineLockManager } from '../../../js/machine/locks.js';
+import { freshSpace, forkJoined, exitOf, killHub, hubPid } from './support.js';
+import { checkStamps } from './stamps.js';
+
+const RUN_MS = Number(process.env.WEBLOCKS_CHAOS_MS ?? 12_000);
+const agent = new URL('./fixtures/chaos-agent.mjs', import.meta.url);
+const clusterPrimary = new URL('./fixtures/chaos-cluster.mjs', import.meta.url);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: no two holders, nothing left held (${RUN_MS / 1000} s)`, { timeout: RUN_MS + 90_000 }, async (t) => {
+  const space = freshSpace(t);
+  const stamps = path.join(space.folder, 'stamps.log');
+  fs.writeFileSync(stamps, '');
+  const stamp = (line) => fs.appendFileSync(stamps, `${line}\n`);
+  const deadline = Date.now() + RUN_MS;
+  const base = { stamps, deadline, seed: 20261124, loops: 3, killAfterMs: 4000, killInSection: 0.002 };
+  const running = new Set();
+  let started = 0;
+
+  // Plain child processes, each replaced when it dies; the first has two worker threads too.
+  const keep = (slot, threads) => {
+    const child = forkJoined(agent, [JSON.stringify({ ...base, threads })], space.env);
+    started++;
+    running.add(child);
+    exitOf(child).then(() => {
+      running.delete(child);
+      if (Date.now() < deadline) keep(slot, threads);
+    });
+  };
+  keep(0, 2);
+  keep(1, 0);
+  keep(2, 0);
+  // A node:cluster primary keeping three workers.
+  const primary = forkJoined(clusterPrimary, [JSON.stringify({ ...base, threads: 0, workers: 3 })], space.env);
+  let clusterWorkers = 0;
+  primary.on('message', () => { clusterWorkers++; });
+
+  // The harness kills too: a random plain child every 1.5 s, the hub every 3 s.
+  let hubKills = 0;
+  while (Date.now() < deadline - 500) {
+    await sleep(1500);
+    const victims = [...running];
+    const victim = victims[Math.floor(Math.random() * victims.length)];
+    if (victim?.pid !== undefined && victim.exitCode === null) {
+      stamp(`kill ${victim.pid}`);
+      victim.kill('SIGKILL');
+    }
+    await sleep(1500);
+    const pid = hubPid(space.files);
+    if (pid !== null) {
+      stamp(`hub-killed ${pid}`);
+      killHub(space.files);
+      hubKills++;
+    }
+  }
+  // Everyone stops at the deadline.
+  await exitOf(primary);
+  while (running.size > 0) await Promise.all([...running].map(exitOf));
+
+  if (process.env.WEBLOCKS_CHAOS_KEEP) for (const file of [stamps, space.files.log]) fs.copyFileSync(file, path.join(process.env.WEBLOCKS_CHAOS_KEEP, path.basename(file)));
+  const result = checkStamps(fs.readFileSync(stamps, 'utf8'));
+  t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills; ${JSON.stringify(result.counts)}`);
+  assert.deepEqual(result.violations.slice(0, 5), [], `${result.violations.length} violations`);
+  assert.deepEqual(result.errors.slice(0, 5), [], 'no request failed');
+  assert.deepEqual(result.unexplainedLosses.slice(0, 5), [], 'no lock was lost but to a steal');
+  const c = result.counts;
+  assert.ok(c.sections > 0 && c.shared > 0 && c.steals > 0 && c.stolen > 0 && c.unavailable > 0 && c.aborted > 0 && c.processKills > 0 && c.hubKills > 0,
+    `every kind of event happened: ${JSON.stringify(c)}`);
+
+  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
+  const state = await locks.query();
+  assert.deepEqual(state, { held: [], pending: [] }, 'nothing left held or waiting');
+});

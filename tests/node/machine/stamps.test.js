@@ -1,0 +1,42 @@
+// The chaos test's checker finds what it must (a checker that cannot fail proves nothing).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkStamps } from './stamps.js';
+
+test('two exclusive sections that overlap are a violation; one after the other are not', () => {
+  const overlap = checkStamps('enter a exclusive 1.0.0.0 wait\nenter a exclusive 2.0.0.0 wait\nleave a 1.0.0.0\nleave a 2.0.0.0\n');
+  assert.equal(overlap.violations.length, 1);
+  const sequence = checkStamps('enter a exclusive 1.0.0.0 wait\nleave a 1.0.0.0\nenter a exclusive 2.0.0.0 wait\nleave a 2.0.0.0\n');
+  assert.equal(sequence.violations.length, 0);
+});
+
+test('shared sections may overlap each other but not an exclusive one', () => {
+  assert.equal(checkStamps('enter a shared 1.0.0.0 wait\nenter a shared 2.0.0.0 wait\n').violations.length, 0);
+  assert.equal(checkStamps('enter a shared 1.0.0.0 wait\nenter a exclusive 2.0.0.0 wait\n').violations.length, 1);
+  assert.equal(checkStamps('enter a exclusive 1.0.0.0 wait\nenter b exclusive 2.0.0.0 wait\n').violations.length, 0, 'other names are independent');
+});
+
+test('a stolen holder still running is allowed only where a steal of its name happened', () => {
+  const stolen = checkStamps('enter a exclusive 1.0.0.0 wait\nenter a exclusive 2.0.0.0 steal\nleave a 2.0.0.0\nleave a 1.0.0.0\nlost 1.0.0.0 stolen\n');
+  assert.deepEqual([stolen.violations.length, stolen.unexplainedLosses.length, stolen.counts.stolen], [0, 0, 1]);
+  const unexplained = checkStamps('enter a exclusive 1.0.0.0 wait\nenter a exclusive 2.0.0.0 wait\nlost 1.0.0.0 stolen\n');
+  assert.equal(unexplained.unexplainedLosses.length, 1);
+  const notBySteal = checkStamps('enter a exclusive 1.0.0.0 wait\nenter a exclusive 2.0.0.0 wait\nlost 1.0.0.0 not-by-steal\n');
+  assert.equal(notBySteal.violations.length, 1, 'a lock lost to a hub change is still checked');
+  assert.equal(notBySteal.counts.notBySteal, 1);
+});
+
+test('a steal ends every section of its name that is in, whether or not its holder heard of it', () => {
+  const unheard = checkStamps('enter a shared 1.0.0.0 wait\nenter a shared 2.0.0.0 wait\nenter a exclusive 3.0.0.0 steal\nleave a 1.0.0.0\nleave a 2.0.0.0\n');
+  assert.equal(unheard.violations.length, 0);
+  const after = checkStamps('enter a exclusive 3.0.0.0 steal\nenter a exclusive 1.0.0.0 wait\n');
+  assert.equal(after.violations.length, 1, 'a section that enters while the thief holds, and was not stolen, is a violation');
+});
+
+test('a killed process\'s sections end where it was killed, and what it wrote after is ignored', () => {
+  const killed = checkStamps('enter a exclusive 1.0.0.0 wait\nkilled 1\nenter a exclusive 1.1.0.0 wait\nenter a exclusive 2.0.0.0 wait\n');
+  assert.equal(killed.violations.length, 0);
+  assert.equal(killed.counts.processKills, 1);
+  const alive = checkStamps('enter a exclusive 1.0.0.0 wait\nkilled 3\nenter a exclusive 2.0.0.0 wait\n');
+  assert.equal(alive.violations.length, 1, 'another process\'s kill ends nothing of this one');
+});
