@@ -17,7 +17,9 @@ import { spaceFiles, ensurePrivateFolder, defaultFolder, defaultSpaceName } from
 // Connections end with their socket, which the OS closes when their process or thread dies: no
 // client is ever declared dead for being silent (a process busy in a long synchronous task keeps
 // its locks, as a thread does in one process), and the hub pings no one.
-const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity };
+// Each waiting request learns its place in the queue on the next turn (not after a 50 ms batch as
+// in browsers): after a hub's death, the survivors re-register their waiting requests in that order.
+const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH: 0 };
 const IDLE_MS = Number(process.env.WEBLOCKS_MACHINE_IDLE_MS ?? 30_000);
 const CHECK_EVERY_MS = 500;
 const LOG_KEEP_BYTES = 1 << 20;

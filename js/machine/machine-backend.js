@@ -46,8 +46,10 @@ export class MachineBackend extends HubBackend {
   socketClosed(port) {
     if (port !== this.port || this.failure !== null) return;
     if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.helloEntries === null) {
-      // Nothing to keep: the next request connects afresh.
+      // Nothing to keep: the next request connects afresh, as a newcomer (not as a survivor
+      // of the lost hub: its requests queue after the re-registered ones).
       this.port = null;
+      this.hubId = null;
       return;
     }
     this.stats.hubLosses++;

@@ -3,6 +3,8 @@
 import { locks, Lock, LockManager, type LockManagerSnapshot } from 'weblocks-wasm';
 import { install } from 'weblocks-wasm/polyfill';
 import 'weblocks-wasm/register';
+import 'weblocks-wasm/register-machine';
+import { locks as machineLocks, createMachineLockManager } from 'weblocks-wasm/machine';
 
 async function usage(): Promise<void> {
   const n: number = await locks.request('resource', async (lock) => lock?.name.length ?? 0);
@@ -13,6 +15,10 @@ async function usage(): Promise<void> {
   const state: LockManagerSnapshot = await locks.query();
   const names: string[] = (state.held ?? []).map((info) => `${info.name} ${info.mode} ${info.clientId}`);
   const installed: LockManager | null = install({ force: true });
+  const acrossProcesses: LockManager = createMachineLockManager({ space: 'my-app', folder: '/run/user/1000/weblocks-wasm' });
+  await machineLocks.request('resource', async () => acrossProcesses.query());
+  // @ts-expect-error the lock space is named by a string
+  createMachineLockManager({ space: 1 });
   // @ts-expect-error the mode is an enum
   await locks.request('resource', { mode: 'read' }, () => 0);
   // @ts-expect-error a callback is required
