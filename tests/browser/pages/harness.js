@@ -12,6 +12,8 @@
   let nextWorker = 0;
   let nextCall = 0;
   const calls = new Map();
+  const workerErrors = new Map(); // worker id -> the error its 'error' event reported before it started
+  const started = new Set();      // workers whose harness said it is up
   // Every message app code saw (on this worker's global, or from the workers this context spawned).
   const appMessages = [];
   if (typeof WorkerGlobalScope !== 'undefined') {
@@ -88,10 +90,23 @@
       const worker = new Worker(url);
       worker.addEventListener('message', (event) => {
         const m = event.data;
+        if (m && m.harnessReady === true) { started.add(id); return; }
         if (!m || m.harnessReply === undefined) { appMessages.push(m); return; }
         const call = calls.get(m.harnessReply);
         calls.delete(m.harnessReply);
         if (m.error !== undefined) call.reject(new Error(m.error)); else call.resolve(m.value);
+      });
+      // A worker that fails to load or throws before its harness is up: its pending and later calls
+      // fail with the error instead of waiting for a reply that will never come.
+      worker.addEventListener('error', (event) => {
+        if (started.has(id)) return;
+        const error = new Error(`worker ${id} (${url}) failed: ${event.message || 'an error event without a message (its script did not load?)'}${event.filename ? ` at ${event.filename}:${event.lineno}` : ''}`);
+        workerErrors.set(id, error);
+        for (const [callId, pending] of calls) {
+          if (pending.worker !== id) continue;
+          calls.delete(callId);
+          pending.reject(error);
+        }
       });
       workers.set(id, worker);
       return id;
@@ -100,9 +115,10 @@
     call(path, method, ...args) {
       if (path.length === 0) return api[method](...args);
       const worker = workers.get(path[0]);
+      if (workerErrors.has(path[0])) return Promise.reject(workerErrors.get(path[0]));
       const call = ++nextCall;
       return new Promise((resolve, reject) => {
-        calls.set(call, { resolve, reject });
+        calls.set(call, { resolve, reject, worker: path[0] });
         worker.postMessage({ harnessCall: call, path: path.slice(1), method, args });
       });
     },
@@ -184,5 +200,7 @@
         scope.postMessage({ harnessReply: m.harnessCall, error: String(error && error.stack || error) });
       }
     });
+    // Its creator's spawn() learns that this worker's harness is up (see the 'error' listener there).
+    scope.postMessage({ harnessReady: true });
   }
 })(self);
