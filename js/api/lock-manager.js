@@ -41,8 +41,11 @@ class LockRequest {
 
   // ---- the backend's listener (called asynchronously, never inside backend.request) ----
 
-  /** The lock is held by this context: spec 4.4 step 2.1.11, enqueue the callback. */
-  granted() {
+  /**
+   * The lock is held by this context: spec 4.4 step 2.1.11, enqueue the callback. A distributed
+   * backend also gives `{ fencingToken }` (js/etcd), which the Lock exposes.
+   */
+  granted(token, grant) {
     if (this.state === ABORTED) {
       // The signal won locally while the grant was in flight: release without calling back.
       this.state = DONE;
@@ -54,7 +57,7 @@ class LockRequest {
     this.stopWatchingSignal(); // "Once the lock has been granted, the signal is ignored."
     // A backend may hold the callback back a moment (the hub's: until a sentinel answers for this
     // context); the lock is held meanwhile, as while step 2.1.11's task waits in the event loop.
-    const lock = newLock(this.name, this.mode);
+    const lock = newLock(this.name, this.mode, grant?.fencingToken);
     const gate = typeof this.backend.beforeCallback === 'function' ? this.backend.beforeCallback() : null;
     if (gate === null) this.grantAnswer(lock);
     else gate.then(() => this.grantAnswer(lock));
@@ -105,16 +108,30 @@ class LockRequest {
     // 2.4 "When lock's waiting promise settles": release the lock, then resolve the released
     // promise with the waiting promise (a stolen lock's promise is already rejected).
     Promise.resolve(result).then(
-      (value) => { this.releaseHeld(); this.resolve(value); },
-      (error) => { this.releaseHeld(); this.reject(error); },
+      (value) => this.releaseHeld(() => this.resolve(value)),
+      (error) => this.releaseHeld(() => this.reject(error)),
     );
   }
 
-  releaseHeld() {
-    if (this.state !== GRANTED) return; // stolen: nothing left to release
-    // A backend that finds the lock already gone calls stolen() from inside release().
-    this.backend.release(this.token);
+  releaseHeld(settle) {
+    if (this.state !== GRANTED) { // stolen: nothing left to release
+      settle();
+      return;
+    }
+    // A backend that finds the lock already gone calls stolen() from inside release(). A remote
+    // backend (js/etcd) learns it only from its answer: its release() returns a promise, and
+    // calls stolen() before that promise resolves; the request's promise settles after it.
+    const answer = this.backend.release(this.token);
+    if (answer !== undefined && answer !== null && typeof answer.then === 'function') {
+      const done = () => {
+        if (this.state === GRANTED) this.state = DONE;
+        settle();
+      };
+      answer.then(done, done);
+      return;
+    }
     if (this.state === GRANTED) this.state = DONE;
+    settle();
   }
 
   /** Spec request() step 12: the abort steps of the signal. */

@@ -28,7 +28,17 @@ export class Lock {
 }
 shapeInterface(Lock, 'Lock');
 
-/** For the LockManager only: a new Lock object associated with a granted lock. */
-export function newLock(name, mode) {
-  return new Lock(CONSTRUCT, name, mode);
+/**
+ * For the LockManager only: a new Lock object associated with a granted lock. A lock granted by a
+ * distributed backend (js/etcd) carries one extension, its fencing token: a number that grows
+ * from each holder of a name to the next (steals included), so a resource can refuse writes from
+ * a holder that lost the lock without knowing it yet (paused past its lease). An own read-only
+ * property, so the Lock interface itself (prototype, constructor) is the same for every backend.
+ */
+export function newLock(name, mode, fencingToken) {
+  const lock = new Lock(CONSTRUCT, name, mode);
+  if (fencingToken !== undefined) {
+    Object.defineProperty(lock, 'fencingToken', { value: fencingToken, writable: false, enumerable: true, configurable: false });
+  }
+  return lock;
 }
