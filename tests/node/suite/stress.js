@@ -103,8 +103,12 @@ export async function runStressContext({ locks, shared, names, requests, seed, w
   return log;
 }
 
-/** Checks the logs of every context; returns { violations: string[], settled, counts }. */
-export function checkStressLogs(logs, { names, requests, shared }) {
+/**
+ * Checks the logs of every context; returns { violations: string[], settled, counts }.
+ * `stealsTakeEffectByGrant`: for a remote lock space (etcd), where request() only sends the steal,
+ * a steal is known to have taken effect once its callback runs, not when request() returns.
+ */
+export function checkStressLogs(logs, { names, requests, shared, stealsTakeEffectByGrant = false }) {
   const violations = [];
   let settled = 0;
   const counts = { ok: 0, null: 0, stolen: 0, aborted: 0 };
@@ -115,7 +119,7 @@ export function checkStressLogs(logs, { names, requests, shared }) {
     if (log.length !== requests) violations.push(`a context logged ${log.length} requests instead of ${requests}`);
     for (const [nameIndex, kind, mode, requestT, entryT, exitT, settleT, outcome, stealPostT] of log) {
       if (settleT > 0) settled += 1;
-      if (kind === 'steal') steals[nameIndex].push([requestT, stealPostT]);
+      if (kind === 'steal') steals[nameIndex].push([requestT, stealsTakeEffectByGrant ? Math.max(stealPostT, entryT) : stealPostT]);
       if (outcome === 'ok') {
         counts.ok += 1;
         holders[nameIndex].push([entryT, exitT, mode]);
