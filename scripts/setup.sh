@@ -2,7 +2,8 @@
 # Installs what this project needs on a fresh Debian machine, and nothing that is already there.
 # Debian packages: the Emscripten toolchain, Binaryen, WABT, the three browsers of the browser tests
 # (Chromium; Firefox ESR; WebKitGTK's WebKitWebDriver + MiniBrowser, run under Xvfb, with a font
-# and D-Bus for GTK), the native build and test tools.
+# and D-Bus for GTK), the native build and test tools, etcd (tests of the etcd lock space) and Redis
+# (its benchmark; the tests start their own servers on free ports).
 # npm packages: exactly package-lock.json (npm ci), skipped when node_modules already matches it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,8 @@ declare -A wanted=(
   [clang]=/usr/bin/clang++
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [libgtest-dev]=/usr/include/gtest/gtest.h
+  [etcd-server]=/usr/bin/etcd          # the etcd lock space's tests start a 3-member cluster of it
+  [redis-server]=/usr/bin/redis-server  # bench/etcd: redlock on a local Redis, side by side
   [nodejs]=/usr/bin/node
   [npm]=/usr/bin/npm
 )

@@ -1,0 +1,442 @@
+// A backend (docs/api.md, "The backend contract") whose lock space is an etcd cluster: every
+// client of every machine pointed at the same cluster and namespace shares it.
+//
+// A request is a key under its name's prefix, created with this client's lease (queue.js has the
+// layout and the grant rule). Each operation is one etcd transaction, and the ones that depend
+// on the queue's state compare on revisions, so nothing decides on a stale read:
+// - wait: put the key (if not already there: a retried put is a no-op) and read the queue in the
+//   same transaction; the key's create revision is its place.
+// - ifAvailable: put only if no key (exclusive) / no exclusive key (shared) exists, in one compare.
+// - steal: read the queue, then delete its holders and put a preempting key, only if no key of the
+//   name changed since the read and the holders and the first waiter still exist (a waiter that a
+//   deletion made grantable in between would otherwise keep believing it holds).
+// - release: delete the key; abort: delete the key, then see whether it was granted before.
+// Waking is a watch per name (name-mirror.js) while this client has requests there.
+// This client's operations run one after another, in call order (so its requests keep their
+// order, and query() sees its own earlier requests).
+import { KeyLayout, entryOf, orderQueue, heldCount, prefixEnd } from './queue.js';
+import { NameMirror } from './name-mirror.js';
+import { LeaseKeeper } from './lease-keeper.js';
+
+const RESOLVED = Promise.resolve();
+const later = (task) => { RESOLVED.then(task); };
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const SENDING = 'sending'; // its transaction is in flight
+const PENDING = 'pending'; // queued in etcd
+const HELD = 'held';
+const DONE = 'done';       // settled, reported, or gone
+
+function lostMessage(reason) {
+  return `The lock was lost: this client's etcd lease expired (${reason}).`;
+}
+
+export class EtcdBackend {
+  /**
+   * @param clientReady  Promise<Etcd3> (etcd3's client; loaded lazily)
+   * @param options      { clientId, namespace, leaseTtl (s), keepAliveInterval (ms) }
+   */
+  constructor(clientReady, { clientId, namespace, leaseTtl, keepAliveInterval }) {
+    this.clientId = clientId;
+    this.layout = new KeyLayout(namespace);
+    this.client = null;
+    this.keeper = null;
+    this.seq = 0;
+    this.records = new Map(); // token -> record
+    this.byKey = new Map();   // key -> record
+    this.names = new Map();   // name -> { mirror, records: number }
+    this.closed = false;
+    this.loadError = null;
+    this.chain = clientReady.then((client) => {
+      this.client = client;
+      this.keeper = new LeaseKeeper(client.leaseClient, leaseTtl, keepAliveInterval,
+        (leaseId, reason) => this.leaseLost(leaseId, reason));
+    }, (error) => { this.loadError = error; });
+  }
+
+  // ---- the backend contract ----
+
+  request(name, mode, waitMode, listener) {
+    const token = ++this.seq;
+    if (this.closed) {
+      later(() => listener.failed(token, new DOMException('This lock manager is closed.', 'InvalidStateError')));
+      return token;
+    }
+    const record = {
+      token, name, mode, waitMode, listener, state: SENDING, deleting: false,
+      key: this.layout.requestKey(name, mode, this.clientId, token),
+      leaseId: null, fence: 0, goneEarly: null,
+    };
+    this.records.set(token, record);
+    this.byKey.set(record.key, record);
+    this.nameState(name).records++;
+    this.enqueue(() => this.send(record)).catch((error) => this.fail(record, error));
+    return token;
+  }
+
+  release(token) {
+    const record = this.records.get(token);
+    if (record === undefined || record.state !== HELD || record.deleting) return RESOLVED;
+    record.deleting = true;
+    // The LockManager settles the request's promise once this resolves: a key already gone
+    // (stolen, or the lease expired, before the news came) is reported stolen first.
+    return this.enqueue(async () => {
+      const answer = await this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
+      if (answer !== null && answer.deleted === '0' && record.state === HELD) {
+        this.finish(record);
+        record.listener.stolen(token, this.isLeaseLost(record) ? lostMessage('found at release') : undefined);
+        return;
+      }
+      this.finish(record);
+    }).catch(() => this.finish(record));
+  }
+
+  abort(token) {
+    const record = this.records.get(token);
+    if (record === undefined || record.state === HELD || record.state === DONE || record.deleting) {
+      return Promise.resolve(false);
+    }
+    record.deleting = true;
+    return this.enqueue(async () => {
+      if (record.state === DONE) return true;
+      const answer = await this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
+      if (answer === null) return record.state !== HELD;
+      // Granted before our delete? Only the watch knows: wait until it has seen the delete.
+      const mirror = this.names.get(record.name)?.mirror;
+      if (mirror) await mirror.reached(Number(answer.header.revision));
+      if (record.state === HELD) {
+        // The grant won: the LockManager releases it when `granted` arrives (the key is gone already).
+        this.finish(record);
+        return false;
+      }
+      this.finish(record);
+      return true;
+    }).catch(() => {
+      this.finish(record);
+      return true;
+    });
+  }
+
+  query() {
+    return this.enqueue(async () => {
+      const prefix = this.layout.names;
+      const answer = await this.call(() => this.client.kv.range({ key: Buffer.from(prefix), range_end: prefixEnd(prefix) }));
+      const byName = new Map();
+      for (const kv of answer.kvs) {
+        const entry = entryOf(kv);
+        const name = this.layout.nameOfKey(entry.key);
+        if (!byName.has(name)) byName.set(name, []);
+        byName.get(name).push(entry);
+      }
+      const held = [];
+      const pending = [];
+      for (const [name, entries] of byName) {
+        const ordered = orderQueue(entries);
+        const count = heldCount(ordered);
+        ordered.forEach((entry, i) => {
+          (i < count ? held : pending).push({ name, mode: entry.mode, clientId: entry.clientId });
+        });
+      }
+      return { held, pending };
+    });
+  }
+
+  /** Agent termination of this client: its lease is revoked, so every key of it goes at once. */
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    for (const state of this.names.values()) state.mirror?.close();
+    this.names.clear();
+    await this.chain.catch(() => {});
+    if (this.keeper !== null) await this.keeper.revoke().catch(() => {});
+    for (const record of this.records.values()) record.state = DONE;
+    this.records.clear();
+    this.byKey.clear();
+    this.client?.close();
+  }
+
+  // ---- operations ----
+
+  enqueue(op) {
+    const run = this.chain.then(() => {
+      if (this.loadError !== null) throw this.loadError;
+      return op();
+    });
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /** One call, retried while etcd cannot answer (a member down, an election). */
+  async call(fn, shouldStop = () => this.closed) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (shouldStop() || !isRetryable(error)) throw error;
+        await sleep(Math.min(1000, 25 * 2 ** Math.min(attempt, 6)));
+      }
+    }
+  }
+
+  /** As call(), for a record's operation: null when the record ended (lease lost) meanwhile. */
+  async retrying(record, fn) {
+    try {
+      return await this.call(fn, () => this.closed || (record.state === DONE && !record.deleting));
+    } catch (error) {
+      if (this.closed || record.state === DONE) return null;
+      throw error;
+    }
+  }
+
+  async send(record) {
+    for (;;) {
+      if (record.state === DONE) return;
+      let leaseId;
+      try {
+        leaseId = await this.call(() => this.keeper.leaseId());
+      } catch (error) {
+        if (this.closed) return;
+        throw error;
+      }
+      if (record.state === DONE) return;
+      record.leaseId = leaseId;
+      let outcome;
+      try {
+        outcome = record.waitMode === 'preempt' ? await this.steal(record) : await this.put(record);
+      } catch (error) {
+        // The lease ended between taking it and using it: take the new one.
+        if (isLeaseNotFound(error) && !this.closed) continue;
+        throw error;
+      }
+      if (outcome === null || record.state === DONE) return;
+      this.sent(record, outcome);
+      return;
+    }
+  }
+
+  /** wait and no-wait: one transaction that puts the key and reads the queue. */
+  async put(record) {
+    const prefix = this.layout.namePrefix(record.name);
+    const readQueue = { request_range: { key: Buffer.from(prefix), range_end: prefixEnd(prefix) } };
+    const putKey = { request_put: { key: Buffer.from(record.key), value: this.valueOf(record, false), lease: record.leaseId } };
+    let compare;
+    if (record.waitMode === 'wait') {
+      // A put retried after its answer was lost finds its key and only reads.
+      compare = [{ key: Buffer.from(record.key), target: 'Create', result: 'Equal', create_revision: 0 }];
+    } else {
+      // Spec 4.1 step 2.5 (ifAvailable): grantable at once, or not at all.
+      const blocking = record.mode === 'exclusive' ? prefix : this.layout.exclusivePrefix(record.name);
+      compare = [{ key: Buffer.from(blocking), range_end: prefixEnd(blocking), target: 'Create', result: 'Equal', create_revision: 0 }];
+    }
+    const answer = await this.retrying(record, () => this.client.kv.txn({
+      compare,
+      success: [putKey, readQueue],
+      failure: record.waitMode === 'wait' ? [readQueue] : [],
+    }));
+    if (answer === null) return null;
+    if (!answer.succeeded && record.waitMode === 'no-wait') {
+      this.finish(record);
+      later(() => record.listener.notAvailable(record.token));
+      return null;
+    }
+    const range = answer.responses[answer.succeeded ? 1 : 0].response_range;
+    return { revision: Number(answer.header.revision), kvs: range.kvs };
+  }
+
+  /**
+   * Spec 4.1 step 2.4 (steal): the holders' keys go and this request stands at the head, in one
+   * transaction that holds only if the queue is as read.
+   */
+  async steal(record) {
+    const prefix = this.layout.namePrefix(record.name);
+    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    for (;;) {
+      const read = await this.retrying(record, () => this.client.kv.range(range));
+      if (read === null) return null;
+      const readRevision = Number(read.header.revision);
+      const ordered = orderQueue(read.kvs.map(entryOf));
+      const count = heldCount(ordered);
+      const holders = ordered.slice(0, count);
+      const guarded = ordered.slice(0, count + 1); // the holders and the first waiter
+      const compare = [
+        // No key of the name created (or changed) since the read.
+        { key: range.key, range_end: range.range_end, target: 'Mod', result: 'Less', mod_revision: readRevision + 1 },
+        ...guarded.map((entry) => ({ key: Buffer.from(entry.key), target: 'Create', result: 'Equal', create_revision: entry.create })),
+      ];
+      const answer = await this.retrying(record, () => this.client.kv.txn({
+        compare,
+        success: [
+          ...holders.map((entry) => ({ request_delete_range: { key: Buffer.from(entry.key) } })),
+          { request_put: { key: Buffer.from(record.key), value: this.valueOf(record, true), lease: record.leaseId } },
+          { request_range: range },
+        ],
+        failure: [],
+      }));
+      if (answer === null) return null;
+      if (answer.succeeded) {
+        return { revision: Number(answer.header.revision), kvs: answer.responses[answer.responses.length - 1].response_range.kvs };
+      }
+      // The queue changed under us: read it again.
+    }
+  }
+
+  valueOf(record, preempt) {
+    const value = { c: this.clientId, m: record.mode };
+    if (preempt) value.p = 1;
+    return Buffer.from(JSON.stringify(value));
+  }
+
+  /** The key is in etcd at `revision`, with the queue as read in the same transaction. */
+  sent(record, { revision, kvs }) {
+    record.state = PENDING;
+    const state = this.nameState(record.name);
+    const ordered = orderQueue(kvs.map(entryOf));
+    const heldAtOnce = ordered.slice(0, heldCount(ordered)).some((entry) => entry.key === record.key);
+    if (record.goneEarly !== null) {
+      // The watch saw the key come and go before this answer arrived.
+      const { grantRevision } = record.goneEarly;
+      if (grantRevision !== undefined || heldAtOnce) {
+        this.grant(record, grantRevision ?? revision);
+        this.lose(record);
+      } else {
+        this.lose(record);
+      }
+      return;
+    }
+    if (heldAtOnce) {
+      this.grant(record, revision);
+    } else {
+      const seen = state.mirror?.entries.get(record.key);
+      if (seen?.grantRevision !== undefined) this.grant(record, seen.grantRevision);
+    }
+    if (state.mirror === null && !this.closed) {
+      state.mirror = new NameMirror(this.layout.namePrefix(record.name), kvs, revision,
+        (mirror, changes) => this.mirrorChanged(record.name, mirror, changes));
+      state.mirror.watch(this.client);
+    }
+  }
+
+  // ---- what the watch says ----
+
+  mirrorChanged(name, mirror, { grants = [], deletes = [], demoted = [], error }) {
+    if (error !== undefined) {
+      this.watchFailed(name, mirror, error);
+      return;
+    }
+    for (const entry of grants) {
+      const record = this.byKey.get(entry.key);
+      if (record !== undefined && record.state === PENDING) this.grant(record, entry.grantRevision);
+    }
+    for (const entry of deletes) {
+      const record = this.byKey.get(entry.key);
+      if (record === undefined || record.deleting) continue;
+      if (record.state === SENDING) {
+        record.goneEarly = { grantRevision: entry.grantRevision };
+        continue;
+      }
+      this.lose(record);
+    }
+    for (const entry of demoted) {
+      const record = entry && this.byKey.get(entry.key);
+      if (record === undefined || record.state !== HELD) continue;
+      this.lose(record, 'The lock was lost: its request is no longer at the head of the queue in etcd.');
+      this.client.kv.deleteRange({ key: Buffer.from(record.key) }).catch(() => {});
+    }
+  }
+
+  /** etcd cancelled a watch (it cannot be resumed): this client cannot tell what happens there. */
+  watchFailed(name, mirror, error) {
+    const state = this.names.get(name);
+    if (state?.mirror !== mirror) return;
+    for (const record of [...this.records.values()]) {
+      if (record.name !== name || record.state === DONE) continue;
+      this.client.kv.deleteRange({ key: Buffer.from(record.key) }).catch(() => {});
+      this.lose(record, `The lock was lost: the etcd watch of its name failed (${error?.message ?? error}).`);
+    }
+  }
+
+  grant(record, fence) {
+    if (record.state !== PENDING) return;
+    if (!this.keeper.isValid(record.leaseId)) return; // leaseLost() reports it
+    record.state = HELD;
+    record.fence = fence;
+    later(() => record.listener.granted(record.token, { fencingToken: fence }));
+  }
+
+  /** The record's key is gone without our doing: a steal, or the lease expired. */
+  lose(record, message) {
+    const wasHeld = record.state === HELD;
+    if (record.state === DONE) return;
+    this.finish(record);
+    const leaseLost = this.isLeaseLost(record);
+    if (wasHeld) {
+      const text = message ?? (leaseLost ? lostMessage('its key is gone') : undefined);
+      later(() => record.listener.stolen(record.token, text));
+    } else {
+      const text = message ?? (leaseLost
+        ? 'The request was dropped: this client\'s etcd lease expired while it waited.'
+        : 'The request was dropped: its key in etcd is gone.');
+      later(() => record.listener.failed(record.token, new DOMException(text, 'OperationError')));
+    }
+  }
+
+  leaseLost(leaseId, reason) {
+    for (const record of [...this.records.values()]) {
+      if (record.leaseId !== leaseId || record.state === DONE) continue;
+      if (record.state === HELD) {
+        this.finish(record);
+        later(() => record.listener.stolen(record.token, lostMessage(reason)));
+      } else {
+        this.finish(record);
+        later(() => record.listener.failed(record.token, new DOMException(
+          `The request was dropped: this client's etcd lease expired while it waited (${reason}).`, 'OperationError')));
+      }
+    }
+  }
+
+  isLeaseLost(record) {
+    return this.keeper === null || !this.keeper.isValid(record.leaseId);
+  }
+
+  fail(record, error) {
+    if (record.state === DONE) return;
+    const wasHeld = record.state === HELD;
+    this.finish(record);
+    if (wasHeld) later(() => record.listener.stolen(record.token, `The lock was lost: ${error?.message ?? error}`));
+    else later(() => record.listener.failed(record.token, error));
+  }
+
+  finish(record) {
+    if (record.state === DONE && !this.records.has(record.token)) return;
+    record.state = DONE;
+    this.records.delete(record.token);
+    this.byKey.delete(record.key);
+    const state = this.names.get(record.name);
+    if (state === undefined) return;
+    state.records--;
+    if (state.records === 0) {
+      state.mirror?.close();
+      this.names.delete(record.name);
+    }
+  }
+
+  nameState(name) {
+    let state = this.names.get(name);
+    if (state === undefined) this.names.set(name, state = { mirror: null, records: 0 });
+    return state;
+  }
+}
+
+// gRPC UNAVAILABLE / DEADLINE_EXCEEDED and etcd's "leader changed", "no leader", "timed out":
+// the cluster may answer on the next try.
+function isRetryable(error) {
+  if (error?.code === 14 || error?.code === 4) return true;
+  const text = String(error?.message ?? '') + String(error?.details ?? '');
+  return /unavailable|leader changed|no leader|timed out|timeout|deadline|connect|ECONNREFUSED|ECONNRESET|circuit|GOAWAY|RST_STREAM|No connection/i.test(text)
+    || error?.name === 'BrokenCircuitError' || error?.constructor?.name === 'GRPCUnavailableError'
+    || error?.constructor?.name === 'GRPCDeadlineExceededError' || error?.constructor?.name === 'GRPCConnectFailedError';
+}
+
+function isLeaseNotFound(error) {
+  return /lease not found/i.test(String(error?.message ?? ''));
+}

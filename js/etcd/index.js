@@ -1,0 +1,43 @@
+// "weblocks-wasm/etcd": the same LockManager and Lock on a lock space kept in an etcd cluster,
+// shared by every process on every machine pointed at the same cluster and namespace.
+//   import { createLockManager } from 'weblocks-wasm/etcd';
+//   const locks = createLockManager({ etcd: { hosts: ['http://10.0.0.1:2379', ...] } });
+// Granted locks carry a fencing token (lock.fencingToken). See docs/api.md, "The etcd lock space".
+import { createLockManager as managerOn, LockManager, Lock } from '../api/index.js';
+import { EtcdBackend } from './etcd-backend.js';
+import { connectEtcd } from './load-client.js';
+import { etcdOptions } from './options.js';
+
+const backends = new WeakMap();
+
+/**
+ * A LockManager on etcd. Returned at once; the client (npm "etcd3") loads in the background, and
+ * if it is missing every request rejects with an error naming the package to install.
+ * @param options { etcd: { hosts, namespace?, leaseTtl?, keepAliveInterval?, callTimeout?, clientId?, etcd3Options? } }
+ */
+export function createLockManager(options) {
+  const etcd = etcdOptions(options?.etcd);
+  const clientReady = connectEtcd(etcd);
+  clientReady.catch(() => {});
+  const backend = new EtcdBackend(clientReady, etcd);
+  const locks = managerOn(backend);
+  backends.set(locks, backend);
+  return locks;
+}
+
+/**
+ * Ends this lock manager's client: its lease is revoked, so every lock it holds is released and
+ * every request it has queued dropped at once (agent termination), and its connections close.
+ */
+export function closeLockManager(locks) {
+  const backend = backends.get(locks);
+  if (backend === undefined) return Promise.reject(new TypeError('closeLockManager: not a lock manager of weblocks-wasm/etcd'));
+  return backend.close();
+}
+
+/** The clientId this lock manager's requests carry in query() (for diagnostics). */
+export function clientIdOf(locks) {
+  return backends.get(locks)?.clientId;
+}
+
+export { LockManager, Lock };

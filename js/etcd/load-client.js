@@ -1,0 +1,32 @@
+// The etcd client (npm "etcd3", an optional peer dependency): loaded only when an etcd lock
+// manager is created, so users who never point at etcd do not install or load gRPC.
+const INSTALL_HINT = 'the etcd lock space needs the npm package "etcd3" (an optional peer dependency of weblocks-wasm): run `npm install etcd3`';
+
+/** etcd3's Etcd3 class, or a rejection whose message names the package to install. */
+export async function loadEtcd3() {
+  let module;
+  try {
+    module = await import('etcd3');
+  } catch (error) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND' || error?.code === 'MODULE_NOT_FOUND') {
+      const missing = new Error(`weblocks-wasm: ${INSTALL_HINT}.`, { cause: error });
+      missing.code = 'ERR_WEBLOCKS_ETCD3_MISSING';
+      throw missing;
+    }
+    throw error;
+  }
+  return module.Etcd3 ?? module.default?.Etcd3;
+}
+
+/**
+ * A client for `hosts`. Each unary call gets a deadline (`callTimeout` ms), so a call to a
+ * member that stopped answering fails and is retried elsewhere; watch and keep-alive streams get none.
+ */
+export async function connectEtcd({ hosts, callTimeout, etcd3Options }) {
+  const Etcd3 = await loadEtcd3();
+  return new Etcd3({
+    ...etcd3Options,
+    hosts,
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
+  });
+}
