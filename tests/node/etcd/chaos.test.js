@@ -1,0 +1,106 @@
+// Chaos on the etcd lock space: several Node processes contend with random requests, steals and
+// aborts on a 3-member cluster while etcd members and client processes are killed (SIGKILL) and
+// restarted. The resource they write to (support/fenced-resource.js, in this process) checks
+// mutual exclusion by fencing tokens: no interleaved holders, no token given to two holders.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { startCluster } from './support/cluster.js';
+import { FencedResource } from './support/fenced-resource.js';
+import { createLockManager, closeLockManager } from '../../../js/etcd/index.js';
+
+const CHAOS_MS = Number(process.env.WEBLOCKS_ETCD_CHAOS_MS ?? 20_000);
+const CLIENTS = 4;
+const contender = new URL('./fixtures/contender.js', import.meta.url);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const cluster = await startCluster();
+after(() => cluster.stop());
+
+test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted: zero fencing violations`, { timeout: CHAOS_MS + 90_000 }, async () => {
+  const namespace = `chaos-${process.pid}/`;
+  const names = ['alpha', 'beta', 'gamma'];
+  const resource = new FencedResource();
+  const totals = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 };
+  const errors = [];
+  const events = { memberKills: 0, clientKills: 0, clientsStarted: 0 };
+  const children = new Set();
+  let seed = 1;
+
+  function startClient() {
+    const child = fork(contender, [JSON.stringify({
+      hosts: cluster.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400,
+    })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    events.clientsStarted++;
+    const entry = { child, ready: null, done: null };
+    entry.ready = new Promise((resolve) => child.on('message', (m) => { if (m.op === 'ready') resolve(); }));
+    entry.done = new Promise((resolve) => {
+      child.on('message', (message) => {
+        if (message.op === 'write') {
+          const accepted = resource.write(message.name, message.holder, message.token);
+          if (child.connected) child.send({ op: 'written', id: message.id, accepted });
+        } else if (message.op === 'done') {
+          for (const key of Object.keys(totals)) totals[key] += message.counts[key];
+        } else if (message.op === 'error') {
+          errors.push(message.message);
+        }
+      });
+      child.on('exit', resolve);
+    });
+    children.add(entry);
+    child.on('exit', () => children.delete(entry));
+    return entry;
+  }
+
+  for (let i = 0; i < CLIENTS; i++) startClient();
+  await Promise.all([...children].map((entry) => entry.ready));
+
+  // Chaos: one etcd member down at a time (quorum stays), and client processes killed and replaced.
+  const end = Date.now() + CHAOS_MS;
+  let round = 0;
+  while (Date.now() < end) {
+    round++;
+    if (round % 2 === 1) {
+      const member = round % 3;
+      await cluster.kill(member);
+      events.memberKills++;
+      await sleep(700 + (round * 137) % 800);
+      cluster.restart(member);
+      await cluster.waitHealthy([member]);
+    } else {
+      const victims = [...children];
+      const victim = victims[round % victims.length];
+      victim.child.kill('SIGKILL');
+      events.clientKills++;
+      await victim.done;
+      await startClient().ready;
+    }
+    await sleep(500);
+  }
+
+  // Stop the survivors cleanly and collect their counts.
+  const survivors = [...children];
+  for (const entry of survivors) entry.child.send({ op: 'stop' });
+  await Promise.all(survivors.map((entry) => entry.done));
+
+  const result = resource.check();
+  console.log(`# etcd chaos: ${CHAOS_MS} ms, ${JSON.stringify(events)}, outcomes of clean survivors ${JSON.stringify(totals)}, `
+    + `resource: ${result.writes} accepted writes on ${result.names} names, ${result.refused} refused by fencing, ${result.violations.length} violations`);
+  assert.deepEqual(result.violations, []);
+  assert.deepEqual(errors, [], 'no request failed for another reason than a steal, an abort or a lost lease');
+  assert.ok(result.writes > 100, `the clients made progress: ${result.writes} accepted writes`);
+  assert.ok(totals.stolen > 0 && totals.aborted > 0 && totals.null > 0, `steals, aborts and ifAvailable happened: ${JSON.stringify(totals)}`);
+  assert.ok(events.memberKills > 0 && events.clientKills > 0);
+
+  // Liveness: the killed clients' leases expire, and the lock space ends empty.
+  const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });
+  try {
+    for (;;) {
+      const state = await observer.query();
+      if (state.held.length === 0 && state.pending.length === 0) break;
+      await sleep(200);
+    }
+  } finally {
+    await closeLockManager(observer);
+  }
+});
