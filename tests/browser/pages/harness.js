@@ -12,8 +12,6 @@
   let nextWorker = 0;
   let nextCall = 0;
   const calls = new Map();
-  const workerErrors = new Map(); // worker id -> the error its 'error' event reported before it started
-  const started = new Set();      // workers whose harness said it is up
   // Every message app code saw (on this worker's global, or from the workers this context spawned).
   const appMessages = [];
   if (typeof WorkerGlobalScope !== 'undefined') {
@@ -85,40 +83,37 @@
     /** Held-lock intervals of this context: [name, mode, grantedAt, endedAt|null]. */
     intervals: () => [...handles.values()].filter((h) => h.events.length && h.events[0][0] === 'granted' && h.state !== 'not-available')
       .map((h) => [h.name, h.mode, h.events[0][1], h.releasedAt !== undefined ? h.releasedAt : (h.events[1] ? h.events[1][1] : null)]),
+    /** Creates a dedicated worker; resolves with its id once its harness is up, rejects if it fails to start. */
     spawn(url) {
       const id = ++nextWorker;
       const worker = new Worker(url);
+      let up;
+      let down;
+      const starting = new Promise((resolve, reject) => { up = resolve; down = reject; });
+      const bound = setTimeout(() => down(new Error(`worker ${id} (${url}) neither started nor reported an error within 20 s`)), 20_000);
       worker.addEventListener('message', (event) => {
         const m = event.data;
-        if (m && m.harnessReady === true) { started.add(id); return; }
+        if (m && m.harnessReady === true) { clearTimeout(bound); up(id); return; }
         if (!m || m.harnessReply === undefined) { appMessages.push(m); return; }
         const call = calls.get(m.harnessReply);
         calls.delete(m.harnessReply);
         if (m.error !== undefined) call.reject(new Error(m.error)); else call.resolve(m.value);
       });
-      // A worker that fails to load or throws before its harness is up: its pending and later calls
-      // fail with the error instead of waiting for a reply that will never come.
+      // A worker that fails to load or throws at its top level: spawn() rejects with the error.
       worker.addEventListener('error', (event) => {
-        if (started.has(id)) return;
-        const error = new Error(`worker ${id} (${url}) failed: ${event.message || 'an error event without a message (its script did not load?)'}${event.filename ? ` at ${event.filename}:${event.lineno}` : ''}`);
-        workerErrors.set(id, error);
-        for (const [callId, pending] of calls) {
-          if (pending.worker !== id) continue;
-          calls.delete(callId);
-          pending.reject(error);
-        }
+        clearTimeout(bound);
+        down(new Error(`worker ${id} (${url}) failed: ${event.message || 'an error event without a message (its script did not load?)'}${event.filename ? ` at ${event.filename}:${event.lineno}` : ''}`));
       });
       workers.set(id, worker);
-      return id;
+      return starting;
     },
     terminate(id) { workers.get(id).terminate(); workers.delete(id); return clock(); },
     call(path, method, ...args) {
       if (path.length === 0) return api[method](...args);
       const worker = workers.get(path[0]);
-      if (workerErrors.has(path[0])) return Promise.reject(workerErrors.get(path[0]));
       const call = ++nextCall;
       return new Promise((resolve, reject) => {
-        calls.set(call, { resolve, reject, worker: path[0] });
+        calls.set(call, { resolve, reject });
         worker.postMessage({ harnessCall: call, path: path.slice(1), method, args });
       });
     },
@@ -200,7 +195,7 @@
         scope.postMessage({ harnessReply: m.harnessCall, error: String(error && error.stack || error) });
       }
     });
-    // Its creator's spawn() learns that this worker's harness is up (see the 'error' listener there).
+    // Its creator's spawn() resolves once this worker's harness is up.
     scope.postMessage({ harnessReady: true });
   }
 })(self);

@@ -13,8 +13,8 @@ function strip(result) {
   return rest;
 }
 
-function openWorkerContext() {
-  const id = window.harness.spawn('/tests/browser/pages/worker.js');
+async function openWorkerContext() {
+  const id = await window.harness.spawn('/tests/browser/pages/worker.js');
   const call = (method, ...args) => window.harness.call([id], method, ...args);
   return call('ready').then(() => ({
     request(name, options = {}) {
