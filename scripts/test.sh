@@ -20,6 +20,9 @@ node --test "${node_tests[@]}"
 step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
 "$NODE24" --test "${node_tests[@]}"
 
+step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
+node tests/runtimes/run.mjs
+
 step "type declarations (tsc)"
 npx tsc -p tsconfig.json
 

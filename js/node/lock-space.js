@@ -24,6 +24,7 @@ export const ENGINE_MEMORY_LIMIT = MEMORY_MAXIMUM_PAGES * WASM_PAGE - THREAD_RES
 export function findOrCreateLockSpace() {
   const existing = getEnvironmentData(SPACE_KEY);
   if (existing !== undefined) return existing;
+  if (inDenoWebWorker()) throw lockSpaceUnreachable();
   let memory;
   try {
     memory = createEngineMemory({ shared: true });
@@ -39,6 +40,23 @@ export function findOrCreateLockSpace() {
   };
   setEnvironmentData(SPACE_KEY, space);
   return space;
+}
+
+// Deno passes worker_threads environment data to node:worker_threads Workers only, and emits no
+// 'worker' event for a Web Worker (so nothing could learn of its end either): a Web Worker there
+// cannot join the process's lock space, and a space of its own would silently let two threads
+// hold the same lock.
+function inDenoWebWorker() {
+  return process.versions.deno !== undefined && typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope;
+}
+
+function lockSpaceUnreachable() {
+  const error = new Error('weblocks-wasm: a Deno Web Worker cannot reach the process\'s lock space (Deno passes it only to '
+    + 'node:worker_threads Workers), and a lock space of its own would not exclude the other threads. '
+    + "Create this worker with `new Worker(url)` from 'node:worker_threads' instead of the global Worker.");
+  error.name = 'LockSpaceError';
+  error.code = 'ERR_WEBLOCKS_NO_LOCK_SPACE';
+  return error;
 }
 
 /** Attaches this thread's own engine instance to the lock space. */

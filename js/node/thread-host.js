@@ -5,23 +5,20 @@ import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment (jest's jsdom) replaces the global ones with timers
 // that return numbers (no ref/unref).
-import { setInterval, clearInterval, setTimeout } from 'node:timers';
+import { setTimeout } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
 import { registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched } from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
-
-const noop = () => {};
+import { ThreadKeepAlive } from './keep-alive.js';
 
 /**
  * Makes `backend` wait on its doorbell with one Atomics.waitAsync while it has requests queued or
  * locks held (a steal must reach a holder), and keep the thread alive only while one is queued
- * (a pending waitAsync does not keep a Node thread alive; a ref'd interval does, cheaply).
+ * (keep-alive.js).
  */
 function serveDoorbell(backend, keepAlive) {
-  keepAlive.unref();
-  let alive = false;
   let armed = false;
   const ring = () => {
     armed = false;
@@ -38,11 +35,7 @@ function serveDoorbell(backend, keepAlive) {
     update();
   };
   function update() {
-    const wantAlive = backend.waiting > 0 && !backend.closed;
-    if (wantAlive !== alive) {
-      alive = wantAlive;
-      if (wantAlive) keepAlive.ref(); else keepAlive.unref();
-    }
+    keepAlive.update({ alive: backend.waiting > 0 && !backend.closed, waiting: backend.listeners.size > 0 && !backend.closed });
     if (!armed && backend.listeners.size > 0 && !backend.closed) {
       armed = true;
       const wait = Atomics.waitAsync(backend.bell, backend.bellIndex, backend.seen);
@@ -50,6 +43,7 @@ function serveDoorbell(backend, keepAlive) {
     }
   }
   backend.onActivity = update;
+  update();
 }
 
 /**
@@ -69,7 +63,9 @@ function warnIfUnwatched(tableBuffer) {
   }, UNWATCHED_RECHECK_MS);
   recheck.unref?.();
 }
-const UNWATCHED_RECHECK_MS = 200;
+// Deno emits 'worker' from process.nextTick, which it runs only at the creator's next macrotask
+// (a message, a timer), so a creator that only awaits marks its Workers later than Node does.
+const UNWATCHED_RECHECK_MS = process.versions.deno === undefined ? 200 : 2000;
 
 /**
  * This thread's backend on the process-wide lock space, returned at once (requests made while the
@@ -77,7 +73,13 @@ const UNWATCHED_RECHECK_MS = 200;
  * shared memory is unavailable.
  */
 export function connectThread() {
-  const space = findOrCreateLockSpace();
+  let space;
+  try {
+    space = findOrCreateLockSpace();
+  } catch (error) {
+    // No lock space this thread may use: every request rejects with why (never a private one).
+    return new DeferredBackend(randomUUID(), Promise.reject(error));
+  }
   if (space === null) {
     process.emitWarning('weblocks-wasm: shared WebAssembly memory is unavailable; ' +
       'navigator.locks serves this thread alone (an in-context engine).');
@@ -104,14 +106,15 @@ export function connectThread() {
   watchWorkers(space.threads, (goneId) => closer.add(goneSubtree(space.threads, goneId)));
 
   // Requests made while the engine attaches are queued: the thread stays alive until it is ready.
-  const keepAlive = setInterval(noop, 0x7fffffff);
+  const keepAlive = new ThreadKeepAlive();
+  keepAlive.update({ alive: true, waiting: false });
   let backend = null;
   const ready = engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
     serveDoorbell(backend, keepAlive);
     return backend;
   }, (error) => {
-    clearInterval(keepAlive);
+    keepAlive.stop();
     throw error;
   });
   // A thread that ends by itself (end of work, process.exit(), an uncaught error) closes its own

@@ -5,7 +5,8 @@
 // - Every thread that loads the package listens to process.on('worker'), which Node emits in the
 //   creating thread for every Worker it creates, whatever class made it (a wrapped one, one
 //   captured before the package loaded, a subclass). On that Worker's 'exit' (emitted after the
-//   thread has been joined) the thread is gone.
+//   thread has been joined) the thread is gone. Deno (2.4 on) and Bun do the same; Bun also for
+//   its Web Workers, whose 'close' event says the same.
 // - A thread that dies takes its workers with it: Node stops and joins every worker of a thread
 //   before that thread ends, so when a thread's 'exit' is seen, all its descendants are gone too.
 //   Their own 'exit' listeners lived in threads that are gone, so every thread records itself
@@ -138,8 +139,15 @@ export function watchWorkers(tableBuffer, onThreadGone) {
     if (!(childId > 0)) return;
     const at = Atomics.add(table, WATCHED_CURSOR, 1) % WATCHED_SLOTS;
     Atomics.store(table, WATCHED_CURSOR + 1 + at, childId);
-    worker.once('exit', () => onThreadGone(childId));
+    whenGone(worker, () => onThreadGone(childId));
   });
+}
+
+// Node's (and Deno's, and Bun's node:worker_threads) Worker says 'exit' once the thread is joined;
+// Bun also emits 'worker' for a Web Worker, which says 'close' once it has ended.
+function whenGone(worker, gone) {
+  if (typeof worker.once === 'function') worker.once('exit', gone);
+  else worker.addEventListener('close', gone, { once: true });
 }
 
 /**

@@ -33,3 +33,26 @@ for (const entry of ['./js/node/index.js', './js/node/polyfill.js', './js/node/r
 test('the versions package.json names load: 20.19.0, 22.12.0, 24.11.1', async () => {
   for (const version of ['20.19.0', '22.12.0', '24.11.1']) assert.equal(await importAs(version, './js/node/index.js'), 'loaded', version);
 });
+
+// Deno and Bun report a Node version of their own: their own version decides (Deno 2.6: the first
+// that says when a crashed worker ends; Bun 1.4).
+function importOn(runtime, version) {
+  const source = `
+    Object.defineProperty(process, 'versions', { value: { ...process.versions, ${runtime}: ${JSON.stringify(version)}, node: '20.11.1' } });
+    try { await import('./js/node/index.js'); console.log('loaded'); }
+    catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', source], { cwd: root, timeout: 30_000 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+  });
+}
+
+test('Deno before 2.6 and Bun before 1.4 are refused, naming the version and why; Deno 2.6 and Bun 1.4 load (whatever Node version they report)', async () => {
+  for (const [runtime, version, needs] of [['deno', '2.5.7', 'Deno 2.6'], ['deno', '1.46.3', 'Deno 2.6'], ['bun', '1.3.14', 'Bun 1.4']]) {
+    const outcome = JSON.parse(await importOn(runtime, version));
+    assert.equal(outcome.code, 'ERR_WEBLOCKS_UNSUPPORTED_NODE');
+    assert.match(outcome.message, new RegExp(`needs ${needs.replace('.', '\\.')} or later.*this is ${needs.split(' ')[0]} ${version.replaceAll('.', '\\.')}`));
+  }
+  assert.equal(await importOn('deno', '2.6.0'), 'loaded');
+  assert.equal(await importOn('bun', '1.4.5'), 'loaded');
+});

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// The behavioural suite across threads on Bun and Deno (binaries from the npm devDependencies, exact
+// versions: the newest Deno 2 and the oldest one the package supports, whose Atomics.waitAsync
+// needs the ticking keep-alive), once per kind of worker each runtime has; a run passes only if
+// every case passes and the process then exits by itself. Also: a Deno Web Worker's first request
+// rejects with the named error while another thread holds the lock. Usage: node tests/runtimes/run.mjs
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = (relative) => path.join(repo, 'node_modules', relative);
+const RUNTIMES = [
+  { name: 'Bun 1.4.5', command: [bin('@oven/bun-linux-x64/bin/bun')], kinds: ['default', 'named', 'web'] },
+  { name: 'Deno 2.9.6', command: [bin('@deno/linux-x64-glibc/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true },
+  { name: 'Deno 2.6.0', command: [bin('deno-2.6/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true },
+];
+// A run that has not exited by then did not exit by itself (the suite takes 1-6 s on 2 cores).
+const EXIT_WITHIN_MS = 120_000;
+
+function run([command, ...args], { timeout = EXIT_WITHIN_MS } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += chunk; });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, killed: signal === 'SIGKILL', output }); });
+  });
+}
+
+function summaryOf(output) {
+  const line = output.trim().split('\n').reverse().find((text) => text.startsWith('{'));
+  try { return line === undefined ? null : JSON.parse(line); } catch { return null; }
+}
+
+const failures = [];
+const started = Date.now();
+for (const runtime of RUNTIMES) {
+  for (const kind of runtime.kinds) {
+    const { code, killed, output } = await run([...runtime.command, 'tests/runtimes/suite.mjs', kind]);
+    const summary = summaryOf(output);
+    const passed = !killed && code === 0 && summary !== null && summary.cases >= 40 && summary.failed.length === 0;
+    const notes = output.split('\n').filter((line) => line.startsWith('# ') && /granted after|stress/.test(line));
+    console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, ${kind} workers: ${killed ? `did not exit within ${EXIT_WITHIN_MS} ms` : `exit code ${code}`}, `
+      + `${summary ? `${summary.cases} cases, ${summary.failed.length} failed, ${summary.ms} ms` : 'no summary'}`);
+    for (const note of notes) console.log(`     ${note}`);
+    if (!passed) {
+      failures.push(`${runtime.name} ${kind}`);
+      console.log(output.split('\n').filter((line) => !line.startsWith('ok ')).join('\n'));
+    }
+  }
+  if (runtime.deno) {
+    const { code, output } = await run([...runtime.command, 'tests/runtimes/deno-web-worker.mjs'], { timeout: 60_000 });
+    const outcome = summaryOf(output);
+    const passed = code === 0 && outcome?.granted === false && outcome.error?.name === 'LockSpaceError' && outcome.error.code === 'ERR_WEBLOCKS_NO_LOCK_SPACE';
+    console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, a Web Worker's request while the main thread holds: ${JSON.stringify(outcome?.error?.code ?? outcome)}`);
+    if (!passed) {
+      failures.push(`${runtime.name} web worker`);
+      console.log(output);
+    }
+  }
+}
+console.log(`runtimes: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exitCode = failures.length === 0 ? 0 : 1;
