@@ -1,5 +1,5 @@
 // The bench command (scripts/bench.sh runs it after setup and build):
-//   node bench/run.mjs [--rounds N] [--only browser,node,growth,size] [--filter text,...] [--contenders a,b]
+//   node bench/run.mjs [--rounds N] [--only browser,node,machine,growth,size] [--filter text,...] [--contenders a,b]
 // Writes build/bench/latest.json and bench/results/latest.md, and prints the markdown.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runNodeBench, NODE24, NODE_SYSTEM, nodeVersion } from './node/run.mjs';
 import { runBrowserBench } from './browser/run.mjs';
+import { runMachineBench } from './machine/run.mjs';
 import { measureSizes } from './size.mjs';
 import { runChild } from './lib/child.mjs';
 import { summarize } from './lib/stats.mjs';
@@ -18,7 +19,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '7' },
-    only: { type: 'string', default: 'size,growth,node,browser' },
+    only: { type: 'string', default: 'size,growth,node,machine,browser' },
     filter: { type: 'string' },
     contenders: { type: 'string' },
     out: { type: 'string', default: 'bench/results/latest.md' },
@@ -79,6 +80,7 @@ const results = {
 if (parts.includes('size')) { log('size'); results.sizes = await measureSizes(); }
 if (parts.includes('growth')) { log('growth (engine)'); results.growth = await runGrowth(); }
 if (parts.includes('node')) { log('node'); results.comparisons.push(...await runNodeBench({ rounds, only: filter, contenders, log })); }
+if (parts.includes('machine')) { log('machine (across processes)'); results.comparisons.push(...await runMachineBench({ rounds, only: filter, contenders, log })); }
 if (parts.includes('browser')) { log('browser'); results.comparisons.push(...await runBrowserBench({ rounds, only: filter, contenders, log })); }
 results.machine.loadAverageAtEnd = os.loadavg().map((l) => Number(l.toFixed(2)));
 

@@ -114,12 +114,14 @@ export function markdownReport(results) {
     `${results.date} on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}); ${m.node.join(', ')}; ${m.chromium}; commit ${m.commit}. ` +
       `Command: \`${results.command}\`. Every contender runs in its own fresh process (Node) or browser context (Chromium); the contenders of a comparison are prepared (calibrated, warmed up) and then take turns round by round, so machine load hits them alike. Median and spread over the rounds. Load average during the run: ${m.loadAverageAtStart[0]} at the start, ${m.loadAverageAtEnd?.[0]} at the end (1 min; 2 cores).`,
     '',
-    headlineTable(results),
   ];
-  for (const group of ['browser', 'node']) {
+  // The headline targets concern the browser and Node comparisons: shown when any of them ran.
+  if (results.comparisons.some((e) => e.group === 'browser' || e.group === 'node')) parts.push(headlineTable(results));
+  const headings = { browser: '### Browser (Chromium headless)', node: '### Node', machine: '### Across processes (Node)' };
+  for (const group of ['browser', 'node', 'machine']) {
     const entries = results.comparisons.filter((e) => e.group === group);
     if (entries.length === 0) continue;
-    parts.push(group === 'browser' ? '### Browser (Chromium headless)' : '### Node', '');
+    parts.push(headings[group], '');
     for (const entry of entries) parts.push(comparisonTable(entry));
   }
   if (results.growth?.length) parts.push(growthTable(results.growth));

@@ -43,17 +43,26 @@ export const NODE_COMPARISONS = [
  * Per comparison: one child per contender, all prepared first (calibrated, warmed up), then the
  * rounds taken in turns (A B C, C B A, ...) so that changing machine load hits every contender alike.
  */
-export async function runNodeBench({ rounds = 7, only = null, contenders: allowed = null, timeoutMs = 20_000, log = console.error } = {}) {
+export function runNodeBench(options = {}) {
+  return runComparisons({ group: 'node', comparisons: NODE_COMPARISONS, table: NODE_CONTENDERS, ...options });
+}
+
+/**
+ * The same for any group of comparisons: `table[id]` = { impl, node, label, script? } (script:
+ * the scenario child, bench/node/scenario.mjs unless given); cpu: false leaves CPU time out (where
+ * a contender's work is partly done by other processes, its own CPU time would flatter it).
+ */
+export async function runComparisons({ group, comparisons, table, cpu: withCpu = true, rounds = 7, only = null, contenders: allowed = null, timeoutMs = 20_000, log = console.error }) {
   const results = [];
-  for (const comparison of NODE_COMPARISONS) {
+  for (const comparison of comparisons) {
     if (only && !only.some((o) => comparison.id.includes(o))) continue;
-    const entry = { group: 'node', id: comparison.id, title: comparison.title, better: comparison.better, baseline: 'native', unit: comparison.unit, contenders: [] };
+    const entry = { group, id: comparison.id, title: comparison.title, better: comparison.better, baseline: 'native', unit: comparison.unit, contenders: [] };
     const ids = comparison.contenders.filter((id) => !allowed || allowed.includes(id));
     const runs = ids.map((id) => {
-      const contender = NODE_CONTENDERS[id];
+      const contender = table[id];
       return {
         row: { id, label: contender.label },
-        session: new ChildSession(contender.node, [scenarioScript, contender.impl, comparison.scenario], { cwd: root }),
+        session: new ChildSession(contender.node, [contender.script ?? scenarioScript, contender.impl, comparison.scenario], { cwd: root }),
         samples: [],
         cpu: [],
         extra: {},
@@ -65,7 +74,7 @@ export async function runNodeBench({ rounds = 7, only = null, contenders: allowe
       const answer = await run.session.ask(line, timeoutMs);
       if (answer.status !== 'ok') { run.failure = answer; return; }
       if (answer.value.sample !== undefined) run.samples.push(answer.value.sample);
-      if (answer.value.cpuUsPerOp !== undefined) run.cpu.push(answer.value.cpuUsPerOp);
+      if (answer.value.cpuUsPerOp !== undefined && withCpu) run.cpu.push(answer.value.cpuUsPerOp);
       if (answer.value.extra) Object.assign(run.extra, answer.value.extra);
     };
     for (const run of runs) await step(run, 'prepare');
@@ -78,7 +87,7 @@ export async function runNodeBench({ rounds = 7, only = null, contenders: allowe
       run.session.close();
       const { row } = run;
       if (run.failure) Object.assign(row, { status: run.failure.status, detail: run.failure.detail });
-      else Object.assign(row, { status: 'ok', summary: summarize(run.samples), cpu: summarize(run.cpu), extra: run.extra });
+      else Object.assign(row, { status: 'ok', summary: summarize(run.samples), cpu: withCpu ? summarize(run.cpu) : undefined, extra: run.extra });
       log(`  ${comparison.id} ${row.id}: ${row.status === 'ok' ? row.summary.median.toFixed(2) + ' ' + entry.unit : row.status + ' ' + row.detail}`);
       entry.contenders.push(row);
     }
