@@ -329,7 +329,9 @@ export class HubBackend {
       if (record === undefined) return;
       const outcome = m.reclaimed[i];
       if (outcome === 'held') return;
-      if (outcome === 'queued') { record.state = SENT; record.seq = null; return; }
+      // Queued there; a grant that arrived before this welcome (a hub of an older build sends it
+      // first) stands: the context holds that lock, and its release must reach the hub.
+      if (outcome === 'queued') { if (record.state !== HELD) { record.state = SENT; record.seq = null; } return; }
       // Not taken back: someone else may have it now. The holder learns as a stolen holder does.
       this.records.delete(entry.token);
       record.listener.stolen(entry.token, LOST.notReclaimed);

@@ -284,6 +284,9 @@ export class Hub {
     if (fromLostHub && young && !this.reclaimStarted) this.openReclaimWindow();
     const inWindow = this.now() < this.reclaimUntil;
     const reclaimed = [];
+    // Handed to the engine only after the welcome: a grant must reach the context after the welcome
+    // that tells it the request is queued here, or the context would count a lock it holds as waiting.
+    const submitAfterWelcome = [];
     for (const entry of m.reclaim) {
       conn.maxToken = Math.max(conn.maxToken, entry.token);
       if (entry.held) {
@@ -296,10 +299,11 @@ export class Hub {
       } else {
         reclaimed.push('queued');
         this.keepReclaimed(conn, entry.token, { id: 0, state: DEFERRED, entry });
-        this.submit(conn, entry.token);
+        submitAfterWelcome.push(entry.token);
       }
     }
     conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: this.hubId, clientId: m.clientId, reclaimed });
+    for (const token of submitAfterWelcome) this.submit(conn, token);
     this.deliverEvents();
     return undefined;
   }

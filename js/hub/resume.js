@@ -50,6 +50,7 @@ export function resume(hub, conn, old, m) {
   const listed = new Set();
   const reclaimed = [];
   const grantedAgain = [];
+  const submitAfterWelcome = []; // (a grant must come after the welcome: hub.js hello)
   for (const entry of m.reclaim) {
     listed.add(entry.token);
     conn.maxToken = Math.max(conn.maxToken, entry.token);
@@ -68,7 +69,7 @@ export function resume(hub, conn, old, m) {
       hub.quota.charge(conn, cost);
       conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry, cost });
       if (hub.now() < hub.reclaimUntil) hub.deferred.push([conn, entry.token]);
-      else hub.submit(conn, entry.token);
+      else submitAfterWelcome.push(entry.token);
     }
   }
   // What the hub keeps for it but the context no longer has (released, aborted, or an ifAvailable
@@ -85,6 +86,7 @@ export function resume(hub, conn, old, m) {
   }
   conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed });
   for (const token of grantedAgain) conn.send({ t: H.granted, token });
+  for (const token of submitAfterWelcome) hub.submit(conn, token);
   hub.deliverEvents();
   return undefined;
 }
