@@ -62,9 +62,20 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
       hubKills++;
     }
   }
-  // Everyone stops at the deadline.
-  await exitOf(primary);
-  while (running.size > 0) await Promise.all([...running].map(exitOf));
+  // Everyone stops at the deadline; one that does not within 30 s waits for a lock it never gets.
+  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
+  const stopped = (async () => {
+    await exitOf(primary);
+    while (running.size > 0) await Promise.all([...running].map(exitOf));
+  })();
+  let timer;
+  const late = await Promise.race([stopped.then(() => false), new Promise((resolve) => { timer = setTimeout(resolve, 30_000, true); })]);
+  clearTimeout(timer);
+  if (late) {
+    const state = await locks.query();
+    for (const child of [primary, ...running]) child.kill('SIGKILL');
+    assert.fail(`contenders still running 30 s after the deadline; the lock space: ${JSON.stringify(state).slice(0, 2000)}`);
+  }
 
   if (process.env.WEBLOCKS_CHAOS_KEEP) for (const file of [stamps, space.files.log]) fs.copyFileSync(file, path.join(process.env.WEBLOCKS_CHAOS_KEEP, path.basename(file)));
   const result = checkStamps(fs.readFileSync(stamps, 'utf8'));
@@ -76,7 +87,6 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
   assert.ok(c.sections > 0 && c.shared > 0 && c.steals > 0 && c.stolen > 0 && c.unavailable > 0 && c.aborted > 0 && c.processKills > 0 && c.hubKills > 0,
     `every kind of event happened: ${JSON.stringify(c)}`);
 
-  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
   const state = await locks.query();
   assert.deepEqual(state, { held: [], pending: [] }, 'nothing left held or waiting');
 });
