@@ -57,6 +57,30 @@ class EngineLock {
       engine_->header.magic = WL_ENGINE_MAGIC;
     }
     set_active_undo_log(&engine_->undo);
+    // Before the call's own writes: merge free blocks when due (or asked for by the last call),
+    // and commit that on its own (an agent dying inside the call is undone back to the merged
+    // lists, which hold the same memory).
+    arena_begin_call(&engine_->arena);
+    if (!engine_->broken && (engine_->arena.want_merge || arena_merge_due(&engine_->arena))) merge_now();
+  }
+
+ public:
+  // An allocation of the call asked for a merge (arena.h, want_merge) and the call failed with
+  // WL_NO_MEMORY, which changed nothing: undo it exactly, merge, and make it once more.
+  template <class Call>
+  int32_t retry_after_merge(int32_t result, Call call) {
+    if (result != WL_NO_MEMORY || !engine_->arena.want_merge || engine_->undo.overflowed) return result;
+    undo_rollback(&engine_->undo);
+    merge_now();
+    engine_->arena.may_ask_merge = 0;
+    return call();
+  }
+
+ private:
+  void merge_now() {
+    arena_merge_free_blocks(&engine_->arena);
+    undo_commit(&engine_->undo);
+    engine_->arena.want_merge = 0;
   }
 
   Engine* engine_;
@@ -84,7 +108,8 @@ int32_t wl_open_client(wl_engine* handle, const uint16_t* client_id, uint32_t cl
   Engine* engine = wl::as_engine(handle);
   if (client_id_length >= 0x40000000u) return WL_BAD_ARGUMENT;
   WL_LOCK_OR_BUSY(engine);
-  return wl::open_client(engine, client_id, client_id_length, owner_tag, client);
+  auto call = [&] { return wl::open_client(engine, client_id, client_id_length, owner_tag, client); };
+  return held_mutex.retry_after_merge(call(), call);
 }
 
 int32_t wl_close_client(wl_engine* handle, double client_handle) {
@@ -131,7 +156,8 @@ int32_t wl_request(wl_engine* handle, double client_handle, const uint16_t* name
   WL_LOCK_OR_BUSY(engine);
   Client* client = engine->clients.find(client_handle);
   if (!client) return WL_BAD_CLIENT;
-  return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id);
+  auto call = [&] { return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id); };
+  return held_mutex.retry_after_merge(call(), call);
 }
 
 int32_t wl_release(wl_engine* handle, double client_handle, double id) {
@@ -171,7 +197,8 @@ int32_t wl_snapshot(wl_engine* handle, void* out, uint32_t capacity) {
 int32_t wl_snapshot_pieces(wl_engine* handle, wl_snapshot_piece** first) {
   Engine* engine = wl::as_engine(handle);
   WL_LOCK_OR_BUSY(engine);
-  return wl::snapshot_into_pieces(engine, first);
+  auto call = [&] { return wl::snapshot_into_pieces(engine, first); };
+  return held_mutex.retry_after_merge(call(), call);
 }
 
 int32_t wl_free_snapshot(wl_engine* handle, wl_snapshot_piece* first) {
@@ -198,6 +225,7 @@ int32_t wl_get_stats(wl_engine* handle, wl_stats* out) {
   out->entries = engine->entries.live_count;
   out->names = engine->names.count;
   out->reserved = 0;
+  out->in_use_bytes = wl::arena_in_use_bytes(&engine->arena);
   return 0;
 }
 

@@ -9,6 +9,10 @@
 
 #include "weblocks/engine.h"
 
+#ifdef WL_TESTING
+#include "testing_hooks.h"
+#endif
+
 namespace wl {
 
 namespace {
@@ -19,7 +23,21 @@ struct alignas(64) ChunkHeader {
 static_assert(sizeof(ChunkHeader) == 64, "chunks stay 64-aligned");
 }  // namespace
 
+#ifdef WL_TESTING
+ContiguousChunks testing_contiguous_chunks;
+#endif
+
 void* platform_obtain(void** chunks, size_t bytes) {
+#ifdef WL_TESTING
+  // Like wasm memory: each chunk right after the last one (chunks are never freed in this mode).
+  ContiguousChunks& area = testing_contiguous_chunks;
+  if (area.base) {
+    if (area.used + bytes > area.size) return nullptr;
+    void* chunk = area.base + area.used;
+    area.used += bytes;
+    return chunk;
+  }
+#endif
   auto* header = static_cast<ChunkHeader*>(aligned_alloc(64, sizeof(ChunkHeader) + bytes));
   if (!header) return nullptr;
   header->next = static_cast<ChunkHeader*>(*chunks);

@@ -3,6 +3,7 @@
 // and the state half-written, as when a thread is terminated inside wasm).
 #pragma once
 #include <setjmp.h>
+#include <stddef.h>
 
 namespace wl {
 
@@ -12,6 +13,15 @@ struct DeathSimulation {
 };
 
 extern thread_local DeathSimulation death_simulation;
+
+// Native chunks laid out one after another in one area, as memory.grow lays them out in wasm
+// (platform_native.cpp); off while base is null.
+struct ContiguousChunks {
+  unsigned char* base;
+  size_t size;
+  size_t used;
+};
+extern ContiguousChunks testing_contiguous_chunks;
 
 inline void testing_before_write() {
   if (death_simulation.jump && --death_simulation.writes_left == 0) {

@@ -38,6 +38,8 @@ typedef struct wl_stats {
   uint32_t entries;    /* held locks + pending requests */
   uint32_t names;      /* resource names with a non-empty queue or held lock */
   uint32_t reserved;
+  double in_use_bytes; /* of memory_bytes, those not free (adjacent free blocks are merged, and
+                          the free memory at the top of the arena is one block, before it grows) */
 } wl_stats;
 
 /* Opens a client (an agent: tab, worker, thread) with the spec's clientId; owner_tag groups the

@@ -445,13 +445,14 @@ class Engine {
     let since = 0;
     while ((result = this._x.wl_get_stats(this._engine, this._data)) === BUSY) since = this._waitForMutex(since);
     if (result < 0) fail(result);
-    this._reach(this._data + 24);
+    this._reach(this._data + 32);
     const at = this._data;
     return {
       memoryBytes: this._f64[at >> 3],
       clients: this._u32[(at + 8) >> 2],
       entries: this._u32[(at + 12) >> 2],
       names: this._u32[(at + 16) >> 2],
+      inUseBytes: this._f64[(at + 24) >> 3],
     };
   }
 

@@ -1,6 +1,10 @@
 // When memory cannot grow, the failing call returns WL_NO_MEMORY and the state stays intact.
 #include "test_support.h"
 
+#include <cstdlib>
+
+#include "../../src/testing_hooks.h"
+
 using namespace wltest;
 
 namespace {
@@ -140,4 +144,99 @@ TEST(OutOfMemory, ASnapshotUsesTheMemoryReleasedLocksFreed) {
   EXPECT_GT(pieces, 1u) << "no single free block could hold it";
   // The pieces went back: the freed memory serves requests again.
   for (size_t i = 0; i < ids.size() / 4; i++) EXPECT_EQ(engine.request(a, numbered("m", int(i), 100)).status, WL_GRANTED) << i;
+}
+
+// Finding 4 (docs/reliability.md): freed blocks used to stay the size they were freed at, so memory
+// freed in small pieces never served a larger block again. Adjacent free blocks are now merged
+// before memory grows (src/arena.cpp, merge_free_blocks).
+namespace {
+// Requests names of `padding` units with `client` until memory runs out; returns their ids.
+std::vector<double> fill(EngineHandle& engine, double client, const char* prefix, size_t padding) {
+  std::vector<double> ids;
+  for (int i = 0;; i++) {
+    RequestResult result = engine.request(client, numbered(prefix, i, padding));
+    if (result.status == WL_NO_MEMORY) return ids;
+    EXPECT_EQ(result.status, WL_GRANTED);
+    ids.push_back(result.id);
+  }
+}
+}  // namespace
+
+TEST(Merging, MemoryFreedInSmallPiecesServesALargeBlockWhenMemoryCannotGrow) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), 8 * 65536), 0);
+  std::vector<double> ids = fill(engine, a, "small", 100);
+  ASSERT_GT(ids.size(), 1000u);
+  for (double id : ids) ASSERT_EQ(engine.release(a, id), 1);
+  // 16,000 units: a 32 KiB block, twice the largest free block before merging (the free lists
+  // held 64- and 256-byte blocks and a few of 16 KiB at most).
+  EXPECT_EQ(engine.request(a, numbered("large", 0, 16000)).status, WL_GRANTED);
+}
+
+TEST(Merging, ANewClientTakesAsManyNamesAsAClosedOneDid) {
+  // The exhaustion case of Finding 4: the new client's event inbox needs ever larger blocks
+  // (32 bytes per live entry, doubling), which only merged memory can give.
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), 14 * 65536), 0);
+  std::vector<double> first = fill(engine, a, "n", 8);
+  for (double id : first) ASSERT_EQ(engine.release(a, id), 1);
+  engine.close(a);
+  double b = engine.open(u"b");
+  std::vector<double> second = fill(engine, b, "m", 8);
+  EXPECT_GE(second.size(), first.size());
+}
+
+TEST(Merging, MemoryInUseTracksWhatIsLiveAndMemoryStaysFlatOverFillAndReleaseCycles) {
+  // Each cycle locks 2,000 names of lengths mixed differently from the last cycle's, then releases
+  // them. What stays in use after a release is what the engine keeps for good (id table chunks,
+  // the client's inbox, the name table's buckets): the same after every cycle.
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  double kept_after_first = 0, obtained_after_second = 0;
+  for (int cycle = 0; cycle < 20; cycle++) {
+    std::vector<double> ids;
+    for (int i = 0; i < 2000; i++) ids.push_back(engine.request(a, numbered("c", i, (i * 37 + cycle * 11) % 700)).id);
+    double in_use = engine.stats().in_use_bytes;
+    for (double id : ids) ASSERT_EQ(engine.release(a, id), 1);
+    wl_stats stats = engine.stats();
+    if (cycle == 0) kept_after_first = stats.in_use_bytes;
+    EXPECT_GT(in_use, kept_after_first + 2000 * 64) << "cycle " << cycle;
+    EXPECT_EQ(stats.in_use_bytes, kept_after_first) << "cycle " << cycle << ": freed memory counted as in use";
+    if (cycle == 1) obtained_after_second = stats.memory_bytes;
+    if (cycle > 1) EXPECT_EQ(stats.memory_bytes, obtained_after_second) << "cycle " << cycle << ": memory grew";
+  }
+}
+
+TEST(Merging, WithChunksOneAfterAnotherAsInWasmLongNamesFillAsMuchEveryTime) {
+  // Chunks laid out as memory.grow lays them out (the wasm build): a chunk that follows the
+  // newest one extends it, and merged runs may span chunks.
+  constexpr size_t kArea = size_t{80} << 20;
+  auto* area = static_cast<unsigned char*>(aligned_alloc(65536, kArea));
+  ASSERT_NE(area, nullptr);
+  wl::testing_contiguous_chunks = {area, kArea, 0};
+  {
+    EngineHandle engine;
+    double a = engine.open(u"a");
+    ASSERT_EQ(wl_set_memory_limit(engine.get(), 64.0 * (1 << 20)), 0);
+    std::vector<size_t> fills;
+    double obtained_after_first = 0, in_use_after_first = 0;
+    for (int cycle = 0; cycle < 5; cycle++) {
+      std::vector<double> ids = fill(engine, a, "long", (size_t{1} << 20) - 8);  // 2 MiB blocks
+      fills.push_back(ids.size());
+      for (double id : ids) ASSERT_EQ(engine.release(a, id), 1);
+      wl_stats stats = engine.stats();
+      if (cycle == 0) {
+        obtained_after_first = stats.memory_bytes;
+        in_use_after_first = stats.in_use_bytes;
+      }
+      EXPECT_EQ(stats.memory_bytes, obtained_after_first) << "cycle " << cycle;
+      EXPECT_EQ(stats.in_use_bytes, in_use_after_first) << "cycle " << cycle;
+    }
+    EXPECT_GT(fills[0], 25u) << "2 MiB names under a 64 MiB cap";
+    for (size_t count : fills) EXPECT_EQ(count, fills[0]);
+  }
+  wl::testing_contiguous_chunks = {};
+  free(area);
 }

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include <algorithm>
+
 #include <functional>
 #include <string>
 
@@ -156,6 +158,21 @@ void check_invariants(wl_engine* handle) {
   ASSERT_EQ(free_slots + engine->entries.live_count, engine->entries.chunk_count * 256u);
   ASSERT_EQ(__atomic_load_n(&engine->header.mutex, __ATOMIC_SEQ_CST), 0u);
   ASSERT_EQ(engine->undo.count, 0u);
+  // The allocator's free lists: whole, each block in one list once, none overlapping.
+  std::vector<std::pair<uintptr_t, uintptr_t>> blocks;
+  double free_bytes = 0;
+  for (unsigned cls = 0; cls < wl::Arena::kClasses; cls++) {
+    for (wl::FreeBlock* b = engine->arena.free_lists[cls]; b; b = b->next[engine->arena.link]) {
+      ASSERT_LT(blocks.size(), kWalkLimit);
+      uintptr_t start = reinterpret_cast<uintptr_t>(b);
+      blocks.push_back({start, start + (uintptr_t{16} << cls)});
+      free_bytes += static_cast<double>(uintptr_t{16} << cls);
+    }
+  }
+  ASSERT_EQ(engine->arena.obtained_bytes - free_bytes - static_cast<double>(engine->arena.bump_end - engine->arena.bump),
+            wl::arena_in_use_bytes(&engine->arena));
+  std::sort(blocks.begin(), blocks.end());
+  for (size_t i = 1; i < blocks.size(); i++) ASSERT_LE(blocks[i - 1].second, blocks[i].first) << "free blocks overlap";
 }
 
 // Runs `call` as the dying owner, dying before its `writes`-th recorded write. Returns true if
@@ -336,4 +353,42 @@ TEST(DeadHolderRecovery, AWaiterNeverFreesAMutexHeldByAnUntaggedOrLiveAgent) {
   __atomic_store_n(word, WL_MUTEX_UNLOCKED, __ATOMIC_SEQ_CST);
   EXPECT_EQ(wl_free_mutex_of_dead_owner(engine.get(), kDeadOwner), 0) << "free: nothing to do";
   EXPECT_EQ(__atomic_load_n(word, __ATOMIC_SEQ_CST), 0u);
+}
+
+TEST(DeadHolderRecovery, AnAllocationThatMergesFreeBlocksIsUndoneAtEveryCut) {
+  // Setup frees many small neighbouring blocks (names and queue records) under a memory limit, so
+  // the call's long name is only found by merging them (src/arena.cpp, merge_free_blocks).
+  run({"request merging free blocks",
+       [](EngineHandle& engine, World&) {
+         ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes + 4 * 65536), 0);
+         double filler = engine.open(u"filler");
+         for (int i = 0;; i++) {
+           RequestResult result = engine.request(filler, name_of("m-" + std::to_string(i) + std::string(100, '.')));
+           if (result.status != WL_GRANTED) break;
+         }
+         engine.close(filler);  // one call frees them all: the next call begins with a merge pass
+         ASSERT_TRUE(wl::arena_merge_due(&reinterpret_cast<wl::Engine*>(engine.get())->arena));
+       },
+       [](wl_engine* e, World& w) {
+         std::vector<uint16_t> name(16000, 'L');
+         double id;
+         return wl_request(e, w.d, name.data(), static_cast<uint32_t>(name.size()), WL_EXCLUSIVE, WL_WAIT, &id);
+       }});
+}
+
+TEST(DeadHolderRecovery, ABlockTheCallFreedIsNotReusedByItBeforeItEnds) {
+  // The name table grows (16 to 32 buckets: the old 128-byte bucket array is freed) in a request
+  // whose new name is 64 units, also 128 bytes. Had the call reused the old array for the name, a
+  // cut after the name was copied would leave the restored table pointing at the name's bytes.
+  run({"table growth, name the size of the old buckets",
+       [](EngineHandle& engine, World& w) {
+         wl_stats stats = engine.stats();
+         for (uint32_t i = stats.names; i < 16; i++) engine.request(w.b, name_of("fill-" + std::to_string(i)), WL_SHARED);
+         ASSERT_EQ(reinterpret_cast<wl::Engine*>(engine.get())->names.bucket_count, 16u);
+       },
+       [](wl_engine* e, World& w) {
+         std::vector<uint16_t> name(16 * sizeof(void*) / 2, 'n');
+         double id;
+         return wl_request(e, w.d, name.data(), static_cast<uint32_t>(name.size()), WL_EXCLUSIVE, WL_WAIT, &id);
+       }});
 }

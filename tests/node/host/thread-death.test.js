@@ -95,6 +95,7 @@ describe('memory of dead threads and released names is reused', { concurrency: 1
     t.diagnostic(JSON.stringify(result));
     assert.deepEqual(result.failures, []);
     assert.deepEqual(result.fills, [32 << 20]);
+    assert.ok(result.inUseAfterEach[0] < 1, `the engine's memory in use once every name was released: ${result.inUseAfterEach[0]} MiB`);
   });
 
   test('fill the engine, release everything, again: each thread after the first attaches and fills as much, memory flat', async (t) => {
@@ -105,5 +106,8 @@ describe('memory of dead threads and released names is reused', { concurrency: 1
     assert.ok(result.fills[0] > 100, 'the first thread filled the engine');
     assert.deepEqual(new Set(result.fills).size, 1, 'every cycle fills as much');
     assert.equal(result.memoryMiBAtEnd, result.memoryMiBAfterWarmup);
+    // What the engine has in use tracks what is live: after each release-all, the same few KiB.
+    assert.equal(new Set(result.inUseAfterEach).size, 1, `memory in use after each cycle: ${result.inUseAfterEach}`);
+    assert.ok(result.inUseAfterEach[0] < 1);
   });
 });
