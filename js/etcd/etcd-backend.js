@@ -22,6 +22,8 @@ const RESOLVED = Promise.resolve();
 const later = (task) => { RESOLVED.then(task); };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const MIRROR_IDLE_MS = 1000;
+
 const SENDING = 'sending'; // its transaction is in flight
 const PENDING = 'pending'; // queued in etcd
 const HELD = 'held';
@@ -145,7 +147,10 @@ export class EtcdBackend {
   async close() {
     if (this.closed) return;
     this.closed = true;
-    for (const state of this.names.values()) state.mirror?.close();
+    for (const state of this.names.values()) {
+      clearTimeout(state.idle);
+      state.mirror?.close();
+    }
     this.names.clear();
     await this.chain.catch(() => {});
     if (this.keeper !== null) await this.keeper.revoke().catch(() => {});
@@ -348,6 +353,8 @@ export class EtcdBackend {
   watchFailed(name, mirror, error) {
     const state = this.names.get(name);
     if (state?.mirror !== mirror) return;
+    mirror.close();
+    state.mirror = null; // the next request on the name starts a new watch
     for (const record of [...this.records.values()]) {
       if (record.name !== name || record.state === DONE) continue;
       this.client.kv.deleteRange({ key: Buffer.from(record.key) }).catch(() => {});
@@ -414,15 +421,27 @@ export class EtcdBackend {
     const state = this.names.get(record.name);
     if (state === undefined) return;
     state.records--;
-    if (state.records === 0) {
-      state.mirror?.close();
+    if (state.records > 0) return;
+    if (state.mirror === null || this.closed) {
       this.names.delete(record.name);
+      return;
     }
+    // Kept a moment for the next request on the name: a new watch starting at a revision etcd
+    // has already passed is served by its background sync (every 100 ms in etcd 3.4), which
+    // would delay every handoff. An open watch keeps the process alive until then.
+    state.idle = setTimeout(() => {
+      state.mirror.close();
+      this.names.delete(record.name);
+    }, MIRROR_IDLE_MS);
   }
 
   nameState(name) {
     let state = this.names.get(name);
-    if (state === undefined) this.names.set(name, state = { mirror: null, records: 0 });
+    if (state === undefined) this.names.set(name, state = { mirror: null, records: 0, idle: null });
+    if (state.idle !== null) {
+      clearTimeout(state.idle);
+      state.idle = null;
+    }
     return state;
   }
 }

@@ -9,7 +9,7 @@ import { startCluster } from './support/cluster.js';
 import { FencedResource } from './support/fenced-resource.js';
 import { createLockManager, closeLockManager } from '../../../js/etcd/index.js';
 
-const CHAOS_MS = Number(process.env.WEBLOCKS_ETCD_CHAOS_MS ?? 20_000);
+const CHAOS_MS = Number(process.env.WEBLOCKS_ETCD_CHAOS_MS ?? 15_000);
 const CLIENTS = 4;
 const contender = new URL('./fixtures/contender.js', import.meta.url);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
