@@ -67,7 +67,7 @@ export class EtcdBackend {
     const record = {
       token, name, mode, waitMode, listener, state: SENDING, deleting: false,
       key: this.layout.requestKey(name, mode, this.clientId, token),
-      leaseId: null, fence: 0, goneEarly: null,
+      leaseId: null, fence: 0, goneEarly: null, attempt: 0,
     };
     this.records.set(token, record);
     this.byKey.set(record.key, record);
@@ -294,18 +294,18 @@ export class EtcdBackend {
   /** The key is in etcd at `revision`, with the queue as read in the same transaction. */
   sent(record, { revision, kvs }) {
     record.state = PENDING;
+    if (!this.keeper.isValid(record.leaseId)) {
+      this.requeue(record); // its lease was lost while the transaction was in flight
+      return;
+    }
     const state = this.nameState(record.name);
     const ordered = orderQueue(kvs.map(entryOf));
     const heldAtOnce = ordered.slice(0, heldCount(ordered)).some((entry) => entry.key === record.key);
     if (record.goneEarly !== null) {
       // The watch saw the key come and go before this answer arrived.
       const { grantRevision } = record.goneEarly;
-      if (grantRevision !== undefined || heldAtOnce) {
-        this.grant(record, grantRevision ?? revision);
-        this.lose(record);
-      } else {
-        this.lose(record);
-      }
+      if (grantRevision !== undefined || heldAtOnce) this.grant(record, grantRevision ?? revision);
+      this.lose(record);
       return;
     }
     if (heldAtOnce) {
@@ -372,33 +372,52 @@ export class EtcdBackend {
 
   /** The record's key is gone without our doing: a steal, or the lease expired. */
   lose(record, message) {
-    const wasHeld = record.state === HELD;
     if (record.state === DONE) return;
-    this.finish(record);
-    const leaseLost = this.isLeaseLost(record);
-    if (wasHeld) {
-      const text = message ?? (leaseLost ? lostMessage('its key is gone') : undefined);
-      later(() => record.listener.stolen(record.token, text));
-    } else {
-      const text = message ?? (leaseLost
-        ? 'The request was dropped: this client\'s etcd lease expired while it waited.'
-        : 'The request was dropped: its key in etcd is gone.');
-      later(() => record.listener.failed(record.token, new DOMException(text, 'OperationError')));
+    if (record.state !== HELD) {
+      this.requeue(record);
+      return;
     }
+    this.finish(record);
+    const text = message ?? (this.isLeaseLost(record) ? lostMessage('its key is gone') : undefined);
+    later(() => record.listener.stolen(record.token, text));
   }
 
+  /**
+   * A waiting request whose key is gone (its lease expired, or was taken as lost here) is not a
+   * lock anybody believes held: it is queued again under a new key (and the current lease), at
+   * the back of the queue, and its promise keeps waiting.
+   */
+  requeue(record) {
+    if (this.closed || record.state === DONE || record.deleting) {
+      if (!record.deleting) this.finish(record);
+      return;
+    }
+    this.byKey.delete(record.key);
+    record.attempt += 1;
+    record.key = this.layout.requestKey(record.name, record.mode, this.clientId, `${record.token}-${record.attempt}`);
+    this.byKey.set(record.key, record);
+    record.state = SENDING;
+    record.goneEarly = null;
+    record.leaseId = null;
+    this.enqueue(() => this.send(record)).catch((error) => this.fail(record, error));
+  }
+
+  /**
+   * The lease is gone (or must be taken as gone): its held locks are reported lost (stolen, with
+   * the reason), its waiting requests queued again under a new lease.
+   */
   leaseLost(leaseId, reason) {
     for (const record of [...this.records.values()]) {
       if (record.leaseId !== leaseId || record.state === DONE) continue;
       if (record.state === HELD) {
         this.finish(record);
         later(() => record.listener.stolen(record.token, lostMessage(reason)));
-      } else {
-        this.finish(record);
-        later(() => record.listener.failed(record.token, new DOMException(
-          `The request was dropped: this client's etcd lease expired while it waited (${reason}).`, 'OperationError')));
-      }
+      } else if (record.state === PENDING) {
+        this.requeue(record);
+      } // SENDING: sent() sees the lease is no longer valid
     }
+    // Whatever of it etcd still has goes now, if etcd can be reached.
+    this.client.leaseClient.leaseRevoke({ ID: leaseId }).catch(() => {});
   }
 
   isLeaseLost(record) {

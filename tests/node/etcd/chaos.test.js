@@ -15,7 +15,11 @@ const contender = new URL('./fixtures/contender.js', import.meta.url);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cluster = await startCluster();
-after(() => cluster.stop());
+const everyChild = new Set();
+after(async () => {
+  for (const child of everyChild) child.kill('SIGKILL'); // after a failure: nothing left behind
+  await cluster.stop();
+});
 
 test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted: zero fencing violations`, { timeout: CHAOS_MS + 90_000 }, async () => {
   const namespace = `chaos-${process.pid}/`;
@@ -23,7 +27,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   const resource = new FencedResource();
   const totals = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 };
   const errors = [];
-  const events = { memberKills: 0, clientKills: 0, clientsStarted: 0 };
+  const events = { memberKills: 0, leaderKills: 0, clientKills: 0, clientsStarted: 0 };
   const children = new Set();
   let seed = 1;
 
@@ -32,8 +36,14 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
       hosts: cluster.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400,
     })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     events.clientsStarted++;
+    everyChild.add(child);
+    child.on('exit', () => everyChild.delete(child));
     const entry = { child, ready: null, done: null };
-    entry.ready = new Promise((resolve) => child.on('message', (m) => { if (m.op === 'ready') resolve(); }));
+    entry.ready = new Promise((resolve, reject) => {
+      child.on('message', (m) => { if (m.op === 'ready') resolve(); });
+      child.on('exit', (code) => reject(new Error(`a client process exited (${code}) before it was ready: ${errors.join('; ')}`)));
+    });
+    entry.ready.catch(() => {});
     entry.done = new Promise((resolve) => {
       child.on('message', (message) => {
         if (message.op === 'write') {
@@ -61,9 +71,12 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   while (Date.now() < end) {
     round++;
     if (round % 2 === 1) {
-      const member = round % 3;
+      // Every other member kill is the leader's (an election follows).
+      const leader = round % 4 === 1 ? await cluster.leaderIndex() : -1;
+      const member = leader >= 0 ? leader : round % 3;
       await cluster.kill(member);
       events.memberKills++;
+      if (leader >= 0) events.leaderKills++;
       await sleep(700 + (round * 137) % 800);
       cluster.restart(member);
       await cluster.waitHealthy([member]);
@@ -85,12 +98,12 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
 
   const result = resource.check();
   console.log(`# etcd chaos: ${CHAOS_MS} ms, ${JSON.stringify(events)}, outcomes of clean survivors ${JSON.stringify(totals)}, `
-    + `resource: ${result.writes} accepted writes on ${result.names} names, ${result.refused} refused by fencing, ${result.violations.length} violations`);
+    + `resource: ${result.writes} accepted writes on ${result.names} names, ${result.refused} refused by fencing, ${result.violations.length} violations${errors.length ? `; errors: ${JSON.stringify([...new Set(errors)])}` : ""}`);
   assert.deepEqual(result.violations, []);
   assert.deepEqual(errors, [], 'no request failed for another reason than a steal, an abort or a lost lease');
   assert.ok(result.writes > 100, `the clients made progress: ${result.writes} accepted writes`);
   assert.ok(totals.stolen > 0 && totals.aborted > 0 && totals.null > 0, `steals, aborts and ifAvailable happened: ${JSON.stringify(totals)}`);
-  assert.ok(events.memberKills > 0 && events.clientKills > 0);
+  assert.ok(events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0, JSON.stringify(events));
 
   // Liveness: the killed clients' leases expire, and the lock space ends empty.
   const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });

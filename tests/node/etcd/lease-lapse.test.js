@@ -12,13 +12,20 @@ import { createLockManager, closeLockManager } from '../../../js/etcd/index.js';
 
 const holderScript = new URL('./fixtures/holder.js', import.meta.url);
 const cluster = await startCluster();
-after(() => cluster.stop());
+const children = new Set();
+after(async () => {
+  // A failed test must not leave a holder behind (a stopped one would keep this file alive).
+  for (const child of children) { child.kill('SIGCONT'); child.kill('SIGKILL'); }
+  await cluster.stop();
+});
 
 /** A forked holder process writing to `resource`; its messages, in order, as events to wait for. */
 function startHolder(resource, options) {
   const child = fork(holderScript, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
   const log = [];
   const waiters = [];
+  let exitCode = null;
   child.on('message', (message) => {
     if (message.op === 'write') {
       const accepted = resource.write(message.name, message.holder, message.token);
@@ -30,19 +37,24 @@ function startHolder(resource, options) {
       if (waiter.test(message)) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(message); }
     }
   });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const exited = new Promise((resolve) => child.on('exit', (code) => {
+    exitCode = code;
+    children.delete(child);
+    for (const waiter of waiters.splice(0)) waiter.reject(new Error(`the holder exited (${code}) first; its messages: ${JSON.stringify(log)}`));
+    resolve(code);
+  }));
+  const wait = (test, from) => {
+    const seen = log.slice(from).find(test);
+    if (seen) return Promise.resolve(seen);
+    if (exitCode !== null) return Promise.reject(new Error(`the holder exited (${exitCode}); its messages: ${JSON.stringify(log)}`));
+    return new Promise((resolve, reject) => waiters.push({ test, resolve, reject }));
+  };
   return {
     child,
     log,
     exited,
-    next(test) {
-      const seen = log.find(test);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ test, resolve }));
-    },
-    nextAfter(index, test) {
-      const seen = log.slice(index).find(test);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ test, resolve }));
-    },
+    next: (test) => wait(test, 0),
+    nextAfter: (index, test) => wait(test, index),
   };
 }
 

@@ -78,6 +78,17 @@ export async function startCluster({ size = 3, heartbeatMs = 50, electionMs = 50
       await member.exited;
       member.process = null;
     },
+    /** The index of the member that is the raft leader now (from its /metrics), or -1. */
+    async leaderIndex() {
+      for (let i = 0; i < members.length; i++) {
+        if (members[i].process === null) continue;
+        try {
+          const answer = await fetch(`http://127.0.0.1:${members[i].clientPort}/metrics`, { signal: AbortSignal.timeout(1000) });
+          if (/^etcd_server_is_leader 1$/m.test(await answer.text())) return i;
+        } catch { /* down or busy */ }
+      }
+      return -1;
+    },
     /** Starts a killed member again on its data directory. */
     restart(i) {
       if (members[i].process === null) launch(members[i]);
