@@ -99,21 +99,20 @@ export class EtcdBackend {
       return Promise.resolve(false);
     }
     record.deleting = true;
-    return this.enqueue(async () => {
-      if (record.state === DONE) return true;
-      const answer = await this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
-      if (answer === null) return record.state !== HELD;
-      // Granted before our delete? Only the watch knows: wait until it has seen the delete.
+    const deleted = this.enqueue(async () => {
+      if (record.state === DONE) return null;
+      return this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
+    });
+    // Granted before our delete? Only the watch knows: wait (outside the operation chain, so a
+    // slow watch holds back nothing else) until it has seen the delete, an event of this name at
+    // that revision (a key found already gone made no event to wait for).
+    return deleted.then(async (answer) => {
       const mirror = this.names.get(record.name)?.mirror;
-      if (mirror) await mirror.reached(Number(answer.header.revision));
-      if (record.state === HELD) {
-        // The grant won: the LockManager releases it when `granted` arrives (the key is gone already).
-        this.finish(record);
-        return false;
-      }
+      if (answer !== null && mirror && answer.deleted !== '0') await mirror.reached(Number(answer.header.revision));
+      const granted = record.state === HELD; // the grant won: the LockManager releases it when `granted` arrives
       this.finish(record);
-      return true;
-    }).catch(() => {
+      return !granted;
+    }, () => {
       this.finish(record);
       return true;
     });
