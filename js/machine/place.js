@@ -37,6 +37,10 @@ export function checkSpaceName(name) {
  * $XDG_RUNTIME_DIR/weblocks-wasm (a per-user runtime folder), else <tmpdir>/weblocks-wasm-<uid>.
  */
 export function defaultFolder(env = process.env) {
+  if (process.platform === 'win32') {
+    throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_PLATFORM', 'weblocks-wasm: the machine lock space needs Unix domain sockets and file permissions (Linux, macOS); '
+      + 'it is not available on Windows. Use the process-wide lock space (weblocks-wasm/register) there.');
+  }
   if (env.WEBLOCKS_MACHINE_DIR) return path.resolve(env.WEBLOCKS_MACHINE_DIR);
   if (env.XDG_RUNTIME_DIR) return path.join(env.XDG_RUNTIME_DIR, 'weblocks-wasm');
   return path.join(os.tmpdir(), `weblocks-wasm-${process.getuid()}`);
