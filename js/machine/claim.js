@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { processAlive } from './place.js';
 
 const RETRY_MS = 5;
 const CLAIM_TIMEOUT_MS = 10_000;
@@ -49,15 +50,6 @@ function listen(server, file) {
   });
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
-
 /**
  * Removes the stale socket whose identity is `stale`, if this process is the one allowed to.
  * Returns true when this process removed it.
@@ -70,7 +62,7 @@ function removeStale(files, stale, marker = path.join(files.folder, `.${files.sp
     if (error.code !== 'EEXIST' || depth >= 4) return false;
     // Another starter is removing it; if that starter died before it could, take over from it.
     const holder = Number.parseInt(fs.readFileSync(marker, 'utf8'), 10);
-    if (Number.isSafeInteger(holder) && holder > 0 && !pidAlive(holder) && identityOf(files.socket) === stale) {
+    if (Number.isSafeInteger(holder) && holder > 0 && !processAlive(holder) && identityOf(files.socket) === stale) {
       return removeStale(files, stale, `${marker}-${holder}`, depth + 1);
     }
     return false;

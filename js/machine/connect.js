@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ensurePrivateFolder, checkSocketFile, MachineSpaceError } from './place.js';
+import { ensurePrivateFolder, checkSocketFile, processAlive, MachineSpaceError } from './place.js';
 
 const HUB_SCRIPT = fileURLToPath(new URL('./hub-process.js', import.meta.url));
 // A hub being started by someone else gets this long before another is started.
@@ -54,7 +54,7 @@ function startHubUnlessStarting(files) {
   try {
     const stat = fs.statSync(files.starting);
     const pid = Number.parseInt(fs.readFileSync(files.starting, 'utf8'), 10);
-    if (Date.now() - stat.mtimeMs < STARTING_GRACE_MS && (!(pid > 0) || alive(pid))) return;
+    if (Date.now() - stat.mtimeMs < STARTING_GRACE_MS && (!(pid > 0) || processAlive(pid))) return;
     fs.rmSync(files.starting, { force: true });
   } catch { /* no marker */ }
   let fd;
@@ -70,13 +70,4 @@ function startHubUnlessStarting(files) {
   child.on('error', () => {});
   fs.writeSync(fd, String(child.pid ?? ''));
   fs.closeSync(fd);
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
 }

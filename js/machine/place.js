@@ -124,3 +124,13 @@ export function checkSocketFile(socketPath) {
 export function defaultSpaceName(env = process.env) {
   return env.WEBLOCKS_MACHINE_SPACE ? checkSpaceName(env.WEBLOCKS_MACHINE_SPACE) : DEFAULT_SPACE;
 }
+
+/** Whether process `pid` exists (one of another user counts: it exists). */
+export function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}

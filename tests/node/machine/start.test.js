@@ -28,6 +28,14 @@ function refused(socketPath) {
   });
 }
 
+/** A hub that listened and wrote its pid file, then was SIGKILLed: its socket file stays behind. */
+async function leaveStaleSocket(space) {
+  const dead = fork(staleHub, [space.files.socket, space.files.pid], { stdio: 'ignore' });
+  await new Promise((resolve) => dead.once('message', resolve));
+  dead.kill('SIGKILL');
+  await exitOf(dead);
+}
+
 /** Starts `count` hub processes at once; resolves their exit codes once all but the serving one ended. */
 async function startHubsAtOnce(space, count) {
   const hubs = Array.from({ length: count }, () => spawn(process.execPath, [HUB], { env: space.env, stdio: 'ignore' }));
@@ -62,10 +70,7 @@ test('five hubs started at once: exactly one serves, the others exit', async (t)
 
 test('the socket file of a SIGKILLed hub is replaced by exactly one of five racing hubs, which waits for re-registrations first', async (t) => {
   const space = freshSpace(t);
-  const dead = fork(staleHub, [space.files.socket, space.files.pid], { stdio: 'ignore' });
-  await new Promise((resolve) => dead.once('message', resolve));
-  dead.kill('SIGKILL');
-  await exitOf(dead);
+  await leaveStaleSocket(space);
   assert.equal(await refused(space.files.socket), true, 'a stale socket file: it refuses connections');
   const { serving, codes } = await startHubsAtOnce(space, 5);
   assert.equal(serving.length, 1);
@@ -77,10 +82,7 @@ test('the socket file of a SIGKILLed hub is replaced by exactly one of five raci
 
 test('a process that finds only a stale socket file starts a new hub by itself', async (t) => {
   const space = freshSpace(t);
-  const dead = fork(staleHub, [space.files.socket, space.files.pid], { stdio: 'ignore' });
-  await new Promise((resolve) => dead.once('message', resolve));
-  dead.kill('SIGKILL');
-  await exitOf(dead);
+  await leaveStaleSocket(space);
   const child = forkJoined(join, [], space.env);
   await new Promise((resolve) => child.once('message', resolve));
   assert.equal((await managerOf(space).query()).held.length, 1);

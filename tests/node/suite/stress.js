@@ -13,7 +13,7 @@
 
 export const STRESS_WORDS = 4;
 
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
