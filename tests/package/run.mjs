@@ -233,6 +233,20 @@ const APPS = {
     check((on24.stderr.match(/WEBLOCKS_REPLACED_BUILTIN/g) ?? []).length === 1, `Node 24 must say once that the built-in was replaced:\n${on24.stderr}`);
     return `Node ${process.version} and 24: polyfill + ponyfill, a worker thread sees the main thread's lock; Node 24 replaced its built-in, said once`;
   },
+  'node-machine': async (work, tarball) => {
+    const dir = await makeApp(work, tarball, 'node-machine', {});
+    const expected = JSON.stringify({ space: 'default', whileHeld: null, afterKill: 'app', held: 0 });
+    for (const node of [process.execPath, NODE24]) {
+      const folder = mkdtempSync(path.join(tmpdir(), 'wl-pkg-'));
+      try {
+        const out = await run(node, ['--import', 'weblocks-wasm/register-machine', 'app.mjs'], { cwd: dir, env: { ...process.env, WEBLOCKS_MACHINE_DIR: folder } });
+        check(JSON.stringify(lastJson(out.stdout)) === expected, `${node}: ${out.stdout}`);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    }
+    return `Node ${process.version} and 24: --import weblocks-wasm/register-machine, a forked child's lock excludes this process and comes here when the child is SIGKILLed; the hub started from the installed package`;
+  },
   'node-cjs': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'node-cjs', {});
     const expected = JSON.stringify({ name: 'app', excluded: true, same: true });
