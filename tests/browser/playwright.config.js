@@ -21,10 +21,10 @@ export default defineConfig({
   testMatch: '**/*.spec.js',
   workers: 1,
   fullyParallel: false,
-  // In CI (CI=true) a failed test runs once more: two intermittent hangs (a request that never
-  // settled: once in chaos, once in deploy's iframe-worker case, each in a full run under load,
-  // never in 100+ runs alone or under CPU load) are not explained yet. A test that passes on its
-  // retry is reported as "flaky" in the output, never as a plain pass; locally there is no retry.
+  // In CI (CI=true) a failed test runs once more: an intermittent hang (a chaos agent's request
+  // that never settled, once in a full run under load, never in 100+ runs alone or under CPU
+  // load) is not explained yet (docs/browser.md, "Tests"). A test that passes on its retry is
+  // reported as "flaky" in the output, never as a plain pass; locally there is no retry.
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
