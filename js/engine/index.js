@@ -212,16 +212,17 @@ class Engine {
 
   _ensureData(bytes) {
     if (bytes <= this._dataBytes) return;
-    let pages = Math.ceil((bytes + OUT_BYTES) / WASM_PAGE);
+    let pages = Math.ceil(bytes / WASM_PAGE);
     if (this._regions !== null) pages = roundPages(pages);
     const base = this._takeRegion(pages);
     // The outgrown scratch area goes back to the pool (without one, it is abandoned: it sits
     // between other instances' regions).
     if (this._scratchRegion !== null) this._regions?.give(this._scratchRegion, this.ownerTag);
     this._scratchRegion = base;
-    this._out = base;
-    this._data = base + OUT_BYTES;
-    this._dataBytes = pages * WASM_PAGE - OUT_BYTES;
+    // (The out-parameters stay in the page next to the stack: a name of 2^k bytes takes a
+    // scratch area of 2^k bytes, not twice that.)
+    this._data = base;
+    this._dataBytes = pages * WASM_PAGE;
   }
 
   // Back to the scratch page next to the stack, giving a large scratch area back to the pool.
@@ -229,7 +230,6 @@ class Engine {
     if (this._scratchRegion === null || this._regions === null) return;
     this._regions.give(this._scratchRegion, this.ownerTag);
     this._scratchRegion = null;
-    this._out = this._stackRegion + STACK_PAGES * WASM_PAGE;
     this._data = this._out + OUT_BYTES;
     this._dataBytes = SCRATCH_PAGES * WASM_PAGE - OUT_BYTES;
   }
