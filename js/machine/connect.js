@@ -42,19 +42,20 @@ export async function connectToSpace(files) {
     }
     if (performance.now() > deadline) {
       throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_START', `weblocks-wasm: the machine lock hub of space "${files.space}" did not start within ${START_TIMEOUT_MS} ms. `
-        + `Its log: ${files.log}`);
+        + `Its log: ${files.log}${lastLoggedError(files.log)}`);
     }
     await sleep(pause);
     pause = Math.min(pause * 2, 50);
   }
 }
 
-/** Starts a hub process, unless one was started moments ago and is still alive. */
+/** Starts a hub process, unless one was started in the last STARTING_GRACE_MS. */
 function startHubUnlessStarting(files) {
   try {
     const stat = fs.statSync(files.starting);
-    const pid = Number.parseInt(fs.readFileSync(files.starting, 'utf8'), 10);
-    if (Date.now() - stat.mtimeMs < STARTING_GRACE_MS && (!(pid > 0) || processAlive(pid))) return;
+    // One started moments ago: it is starting, or it failed (a hub that serves, or finds another
+    // serving, removes the marker): either way, not another one before the grace period is over.
+    if (Date.now() - stat.mtimeMs < STARTING_GRACE_MS) return;
     fs.rmSync(files.starting, { force: true });
   } catch { /* no marker */ }
   let fd;
@@ -70,4 +71,14 @@ function startHubUnlessStarting(files) {
   child.on('error', () => {});
   fs.writeSync(fd, String(child.pid ?? ''));
   fs.closeSync(fd);
+}
+
+/** The hub's last logged error, for the message of a hub that would not start. */
+function lastLoggedError(log) {
+  try {
+    const line = fs.readFileSync(log, 'utf8').split('\n').reverse().find((entry) => / error /.test(entry));
+    return line === undefined ? '' : `; it says: ${line.slice(line.indexOf(' error ') + 7, line.indexOf(' error ') + 400)}`;
+  } catch {
+    return '';
+  }
 }

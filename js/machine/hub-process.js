@@ -26,10 +26,13 @@ const LOG_KEEP_BYTES = 1 << 20;
 
 const files = spaceFiles(ensurePrivateFolder(defaultFolder()), defaultSpaceName());
 const log = openLog(files.log);
-process.on('uncaughtException', (error) => {
-  log('error', `stopped by an uncaught error: ${error?.stack ?? error}`);
-  process.exit(1);
-});
+// (clients that cannot reach a hub for 15 s fail with an error naming this log)
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (error) => {
+    log('error', `stopped by an uncaught error: ${error?.stack ?? error}`);
+    process.exit(1);
+  });
+}
 
 const engine = await loadHubEngine({ preferShared: false });
 let closing = false;
@@ -42,6 +45,7 @@ const server = net.createServer((socket) => {
 const claim = await claimSocket(server, files);
 if (claim === null) {
   // Another hub serves this lock space: its clients connect there.
+  fs.rmSync(files.starting, { force: true });
   hub.stop();
   process.exit(0);
 }
