@@ -55,12 +55,7 @@ class LockRequest {
     if (this.state !== PENDING) return;
     this.state = GRANTED;
     this.stopWatchingSignal(); // "Once the lock has been granted, the signal is ignored."
-    // A backend may hold the callback back a moment (the hub's: until a sentinel answers for this
-    // context); the lock is held meanwhile, as while step 2.1.11's task waits in the event loop.
-    const lock = newLock(this.name, this.mode, grant?.fencingToken);
-    const gate = typeof this.backend.beforeCallback === 'function' ? this.backend.beforeCallback() : null;
-    if (gate === null) this.grantAnswer(lock);
-    else gate.then(() => this.grantAnswer(lock));
+    this.grantAnswer(newLock(this.name, this.mode, grant?.fencingToken));
   }
 
   /** ifAvailable and not grantable: spec 4.1 step 2.5.1, invoke the callback with null. */

@@ -63,6 +63,8 @@ export class HubBackend {
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
+    this.sentinelHeld = false;  // holdForSentinel() ran (once per context)
+    this.sentinelHold = null;   // requests and aborts held back until the sentinel answers: [message, transfer][]
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -116,27 +118,14 @@ export class HubBackend {
     });
   }
 
-  /**
-   * What a lock's callback waits for before it runs (null: nothing): this context's sentinel
-   * answering the hub once (js/browser/sentinel.js, untilAnswering), at most SENTINEL_START_WAIT.
-   */
-  beforeCallback() {
-    const answering = this.sentinel === null ? null : this.sentinel.untilAnswering();
-    if (answering === null) return null;
-    if (this.sentinelWait === undefined) {
-      let timer = 0;
-      const late = new Promise((resolve) => { timer = setTimeout(resolve, this.liveness.SENTINEL_START_WAIT, 'late'); });
-      this.sentinelWait = Promise.race([answering, late]).then((outcome) => {
-        clearTimeout(timer);
-        if (outcome === 'late') this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; lock callbacks run without it, so a synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
-      });
-    }
-    return this.sentinelWait;
-  }
-
   // ---- ports ----
 
   send(message, transfer) {
+    if (this.sentinelHold !== null && (message.t === C.request || message.t === C.abort)) {
+      this.sentinelHold.push([message, transfer]);
+      if (this.port === null && !this.asleep) this.open(null);
+      return;
+    }
     if (this.port !== null && !this.asleep) {
       this.port.postMessage(message, transfer ?? []);
       return;
@@ -148,7 +137,7 @@ export class HubBackend {
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
   open(lostHub) {
     if (this.connecting !== null) return;
-    this.sentinel?.prepare();
+    this.holdForSentinel();
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -156,6 +145,34 @@ export class HubBackend {
       this.connecting = null;
       this.fail(error instanceof Error || error instanceof DOMException
         ? error : new DOMException(String(error), 'NotSupportedError'));
+    });
+  }
+
+  /**
+   * This context's first requests wait until its sentinel has answered the hub once
+   * (js/browser/sentinel.js): a new worker's sentinel is started by that worker's own thread, so a
+   * lock granted before it runs could go to a callback that blocks the thread at once, with nobody
+   * to answer the hub for it (measured in Chromium: declared dead at ~1.6 s and the lock granted
+   * elsewhere while the callback ran, in every run). Holding the requests, not the callbacks: a
+   * granted lock's callback then runs as promptly as the spec asks (4.4 step 2.1.11), and nothing
+   * can be stolen from a callback that has not started. Once per context, SENTINEL_START_WAIT at most.
+   */
+  holdForSentinel() {
+    if (this.sentinelHeld) return;
+    this.sentinelHeld = true;
+    if (this.sentinel === null) return;
+    this.sentinel.prepare();
+    const answering = this.sentinel.untilAnswering();
+    if (answering === null) return;
+    this.sentinelHold = [];
+    let timer = 0;
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, this.liveness.SENTINEL_START_WAIT, 'late'); });
+    Promise.race([answering, late]).then((outcome) => {
+      clearTimeout(timer);
+      if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; requests go ahead without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
+      const held = this.sentinelHold ?? [];
+      this.sentinelHold = null;
+      for (const [message, transfer] of held) this.send(message, transfer);
     });
   }
 
@@ -187,8 +204,11 @@ export class HubBackend {
     port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
     this.helloEntries = [];
     this.helloAtCall = this.nextCall;
-    for (const [token, r] of this.records) port.postMessage({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
-    for (const [token] of this.aborts) port.postMessage({ t: C.abort, token });
+    // Everything is asked for again from the records; while the sentinel hold lasts, held back.
+    if (this.sentinelHold !== null) this.sentinelHold = [];
+    const ask = (message) => (this.sentinelHold !== null ? this.sentinelHold.push([message]) : port.postMessage(message));
+    for (const [token, r] of this.records) ask({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
+    for (const [token] of this.aborts) ask({ t: C.abort, token });
     this.askQueriesAgain();
   }
 
@@ -215,6 +235,8 @@ export class HubBackend {
    * for, in their order at the old hub (seq, then token for requests it never acknowledged).
    */
   hello(lostHub) {
+    // The hello carries every record (held back ones too): no hold for the sentinel after it.
+    this.sentinelHold = null;
     const held = [];
     const waiting = [];
     for (const [token, record] of this.records) {

@@ -60,13 +60,7 @@ export class Sentinel {
     this.answering = new Promise((resolve) => { this.onAnswering = resolve; });
   }
 
-  /**
-   * Null once the sentinel answers the hub (or none can run here); until then a promise of that.
-   * A lock's callback waits for it: a new worker's sentinel is started by its creator's thread
-   * (measured in Chromium: a worker busy from its first lock's callback never got its sentinel
-   * running, and lost the lock at 1.6 s), so a callback that blocked its context at once would
-   * leave nobody to answer for it.
-   */
+  /** Null once the sentinel answers the hub (or none can run here); until then a promise of that (HubBackend.holdForSentinel). */
   untilAnswering() {
     return this.answered || this.failed ? null : this.answering;
   }

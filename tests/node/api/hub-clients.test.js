@@ -349,19 +349,23 @@ function handStartedSentinel() {
   return sentinel;
 }
 
-test('a granted lock\'s callback waits until the context\'s sentinel has answered the hub once (spec 4.4 step 2.1.11: the lock is held meanwhile)', async (t) => {
+test('a context\'s first requests reach the hub only once its sentinel has answered the hub, and are then granted in order', async (t) => {
   const space = await lockSpace(t);
   const sentinel = handStartedSentinel();
   t.after(() => { for (const port of sentinel.ports) port.close(); });
   const a = space.client('a', {}, sentinel);
-  let called = false;
-  const done = a.locks.request('x', () => { called = true; return 'ran'; });
+  const order = [];
+  const first = a.locks.request('x', () => { order.push('x'); });
+  const second = a.locks.request('y', () => { order.push('y'); });
+  await until(() => sentinel.ports.length > 0, 'a handed the hub its sentinel');
   const b = space.client('b');
-  await until(async () => (await b.locks.query()).held.some((info) => info.name === 'x' && info.clientId === 'a'), 'a holds x');
-  assert.equal(called, false, 'the callback did not run while no sentinel had answered for its context');
+  const seen = await b.locks.query();
+  assert.deepEqual(seen.held.concat(seen.pending).filter((info) => info.clientId === 'a'), [], 'the hub has none of a\'s requests before its sentinel answered');
+  assert.deepEqual(order, []);
   sentinel.run();
-  assert.equal(await done, 'ran');
-  assert.equal(sentinel.answered, true, 'the callback ran after the sentinel\'s first answer');
+  await Promise.all([first, second]);
+  assert.equal(sentinel.answered, true);
+  assert.deepEqual(order, ['x', 'y'], 'granted in request order once the sentinel answered');
 });
 
 test('a context declared dead is told why: nothing from it, and its sentinel never answered', async (t) => {
@@ -371,12 +375,14 @@ test('a context declared dead is told why: nothing from it, and its sentinel nev
   space.hub.log = (level, text) => logged.push(text);
   const sentinel = handStartedSentinel();
   t.after(() => { for (const port of sentinel.ports) port.close(); });
-  const a = space.client('a', { SENTINEL_START_WAIT: 1_000 }, sentinel);
+  // Its sentinel never starts: its requests go ahead after SENTINEL_START_WAIT.
+  const a = space.client('a', { SENTINEL_START_WAIT: 50 }, sentinel);
   const told = [];
   const declaredDead = a.backend.declaredDead.bind(a.backend);
   a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
   const held = requestHandle(a.locks, 'x');
-  await until(() => space.hub.clientIds.get('a') !== undefined && a.backend.sentinel.ports.length > 0, 'a registered with its sentinel');
+  await held.granted;
+  assert.equal(a.backend.sentinel.ports.length > 0, true, 'a handed the hub its sentinel');
   // The hub stops hearing the context (frozen), and its sentinel never started.
   a.hubPort.onmessage = null;
   await until(() => told.length === 1, 'a was told it was declared dead');
