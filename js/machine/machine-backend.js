@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment may replace the global ones.
 import { setInterval, clearInterval } from 'node:timers';
 import { HubBackend } from '../browser/hub-backend.js';
+import { PROTOCOL_VERSION } from '../hub/protocol.js';
 import { SocketPort } from './socket-port.js';
 import { connectToSpace } from './connect.js';
 
@@ -89,13 +90,23 @@ export class MachineBackend extends HubBackend {
   }
 
   receive(message) {
+    if (message?.t === 'rejected' && message.reason === 'version') {
+      // Two builds of the package on one lock space: say so in this setting's words.
+      this.fail(new DOMException(`weblocks-wasm: the lock hub of machine lock space "${this.files.space}" speaks protocol ${message.v}, this process ${PROTOCOL_VERSION}: `
+        + 'processes with different versions of weblocks-wasm share it. Use one version, or give them different lock spaces (WEBLOCKS_MACHINE_SPACE).', 'NotSupportedError'));
+      return;
+    }
     super.receive(message);
     this.updateKeepAlive();
   }
 
+  /** A permanent failure (a refused hello, no hub could start): the connection serves nothing more. */
   fail(error) {
     super.fail(error);
     this.updateKeepAlive();
+    const port = this.port;
+    this.port = null;
+    port?.close();
   }
 
   /** The check timer (query timeouts) never keeps the thread alive by itself. */

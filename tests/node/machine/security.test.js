@@ -131,3 +131,33 @@ test('a hostile local client cannot release, abort or take over another process\
   void waiting;
   thief.socket.destroy();
 });
+
+test('the hub checks the protocol version over the socket as over a port: a client of another version is refused, saying so', async (t) => {
+  const space = freshSpace(t);
+  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
+  await locks.request('start', () => {}); // a hub serves
+  const other = await rawClient(space.files.socket);
+  other.send({ t: 'hello', v: PROTOCOL_VERSION + 1, clientId: 'newer', key: 'k', lostHub: null, reclaim: [] });
+  await until(() => other.heard.some((m) => m.t === 'rejected'), 'the newer client is refused');
+  const refusal = other.heard.find((m) => m.t === 'rejected');
+  assert.equal(refusal.reason, 'version');
+  assert.equal(refusal.v, PROTOCOL_VERSION);
+  other.socket.destroy();
+});
+
+test('a process whose hub speaks another protocol version fails its requests with an error that names the fix', async (t) => {
+  const space = freshSpace(t);
+  // A hub of another build of the package: it greets, then refuses the hello on its version.
+  const sockets = new Set();
+  const fake = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.write(encodeFrame({ t: 'hub', hubId: 'older' }));
+    socket.on('data', () => socket.write(encodeFrame({ t: 'rejected', v: PROTOCOL_VERSION - 1, reason: 'version', message: 'mismatch' })));
+  });
+  await new Promise((resolve) => fake.listen(space.files.socket, resolve));
+  t.after(() => { for (const socket of sockets) socket.destroy(); fake.close(); });
+  const error = await refusal(space.folder);
+  assert.equal(error?.name, 'NotSupportedError');
+  assert.match(error.message, new RegExp(`speaks protocol ${PROTOCOL_VERSION - 1}, this process ${PROTOCOL_VERSION}`));
+  assert.match(error.message, /Use one version, or give them different lock spaces \(WEBLOCKS_MACHINE_SPACE\)/);
+});
