@@ -3,6 +3,8 @@
 //   weblocks-polyfill.js   classic script: <script src> or importScripts() installs navigator.locks
 //   weblocks-hub.js        the hub (SharedWorker, classic script: every browser with SharedWorker runs it)
 //   weblocks-engine*.wasm  copies of build/wasm/*, so that build/dist/ can be served on its own
+//   weblocks-test-setup.cjs  the Node test setup (js/node/test-setup.js) as CommonJS, for jest's
+//                          own require(), which cannot load ES modules
 // Usage: node scripts/build-js.mjs [--minify]
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
@@ -29,7 +31,22 @@ const common = {
   define: { 'import.meta.url': '"about:blank"' },
 };
 
+// CommonJS has no import.meta: the bundle's own URL (it sits in build/dist/, next to the engine's
+// wasm, which js/engine finds at ../../build/dist/ from it, that is, the same folder).
+const nodeCjs = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify,
+  legalComments: 'none',
+  logLevel: 'warning',
+  banner: { js: "const __weblocksModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__weblocksModuleUrl' },
+};
+
 await Promise.all([
+  build({ ...nodeCjs, entryPoints: [path.join(root, 'js/node/test-setup.js')], outfile: path.join(out, 'weblocks-test-setup.cjs') }),
   build({ ...common, entryPoints: [path.join(root, 'js/browser/classic-polyfill.js')], outfile: path.join(out, 'weblocks-polyfill.js') }),
   build({ ...common, entryPoints: [path.join(root, 'js/hub/classic-hub.js')], outfile: path.join(out, 'weblocks-hub.js') }),
 ]);
@@ -39,4 +56,4 @@ for (const file of ['weblocks-engine.wasm', 'weblocks-engine-shared.wasm']) {
   if (existsSync(from)) copyFileSync(from, path.join(out, file));
   else console.warn(`build-js: ${path.relative(root, from)} is missing (run scripts/build-engine.sh): the bundles need it at run time`);
 }
-console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js and the engine's wasm`);
+console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-test-setup.cjs and the engine's wasm`);

@@ -7,6 +7,7 @@
 // than ref'd and unref'd, so a timer without ref()/unref() (a number) keeps no thread alive either.
 // Node's own timers: a DOM test environment may replace the global ones.
 import { setInterval, clearInterval } from 'node:timers';
+import { getEnvironmentData, setEnvironmentData, threadId } from 'node:worker_threads';
 
 const noop = () => {};
 const IDLE_MS = 0x7fffffff;
@@ -21,6 +22,23 @@ export function waitAsyncTickMs(versions = process.versions) {
 // Bounds how late a grant reaches an idle thread on those Deno versions.
 const DENO_TICK_MS = 4;
 
+// Thread-wide (every copy of the package's modules in this thread, as a test runner makes one per
+// test file, reads it): the threadId whose pending requests do not keep it alive.
+const NOT_KEPT_KEY = 'weblocks-wasm/pending-does-not-keep-alive@1';
+
+/**
+ * Whether a pending request keeps this thread alive (by default it does). A test runner's thread
+ * sets false: the runner decides when it ends, and a test that left a request pending must not
+ * keep it from exiting. Workers created afterwards keep the default.
+ */
+export function setPendingKeepsAlive(keeps) {
+  setEnvironmentData(NOT_KEPT_KEY, keeps ? undefined : threadId);
+}
+
+function pendingKeepsAlive() {
+  return getEnvironmentData(NOT_KEPT_KEY) !== threadId;
+}
+
 export class ThreadKeepAlive {
   constructor({ tickMs = waitAsyncTickMs() } = {}) {
     this.tickMs = tickMs;
@@ -30,7 +48,7 @@ export class ThreadKeepAlive {
 
   /** alive: a request is queued; waiting: the thread waits on its doorbell (requests or locks). */
   update({ alive, waiting }) {
-    const state = alive ? 'alive' : (waiting && this.tickMs !== null ? 'ticking' : 'none');
+    const state = alive && pendingKeepsAlive() ? 'alive' : (waiting && this.tickMs !== null ? 'ticking' : 'none');
     if (state === this.state) return;
     this.state = state;
     if (this.timer !== null) clearInterval(this.timer);

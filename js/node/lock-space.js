@@ -2,7 +2,7 @@
 // The first thread that loads the package creates it and publishes it with
 // worker_threads.setEnvironmentData, which every Worker created afterwards inherits (nested ones
 // too); each thread then attaches its own wasm instance (own stack) to that memory.
-import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
+import { getEnvironmentData, setEnvironmentData, threadId } from 'node:worker_threads';
 import { compileEngine, createEngineMemory, attachEngine } from '../engine/index.js';
 import { RegionPool, REGION_TABLE_BYTES } from '../engine/region-pool.js';
 import { WASM_PAGE, MEMORY_MAXIMUM_PAGES } from '../engine/layout.js';
@@ -25,6 +25,14 @@ export function findOrCreateLockSpace() {
   const existing = getEnvironmentData(SPACE_KEY);
   if (existing !== undefined) return existing;
   if (inDenoWebWorker()) throw lockSpaceUnreachable();
+  return createLockSpace();
+}
+
+/**
+ * A new, empty lock space for this thread and the Workers it creates from now on (published as
+ * findOrCreateLockSpace does); null where shared memory is unavailable.
+ */
+export function createLockSpace() {
   let memory;
   try {
     memory = createEngineMemory({ shared: true });
@@ -73,7 +81,9 @@ export async function attachToLockSpace(space) {
   // A call of this thread that finds the engine mutex held by a thread the kernel says has ended
   // frees it at once: that thread's closer may be blocked, unable to see its 'exit'.
   const ownerGone = (tag) => recordedThreadIsGone(space.threads, tag);
-  const engine = await attachEngine({ module, memory: space.memory, regions: regionPoolOf(space), ownerGone });
+  // The owner tag given, not looked up after the await (a test runner may have torn down its
+  // module system by then).
+  const engine = await attachEngine({ module, memory: space.memory, regions: regionPoolOf(space), ownerGone, ownerTag: threadId });
   // The first thread to attach caps the engine's share of memory (THREAD_RESERVE_BYTES).
   if (Atomics.compareExchange(new Int32Array(space.limited), 0, 0, 1) === 0) engine.setMemoryLimit(ENGINE_MEMORY_LIMIT);
   return engine;

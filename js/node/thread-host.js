@@ -109,9 +109,11 @@ export function connectThread() {
   const keepAlive = new ThreadKeepAlive();
   keepAlive.update({ alive: true, waiting: false });
   let backend = null;
+  let ended = false; // by end()
   const ready = engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
     serveDoorbell(backend, keepAlive);
+    if (ended) backend.close();
     return backend;
   }, (error) => {
     keepAlive.stop();
@@ -128,5 +130,17 @@ export function connectThread() {
       process.emitWarning(`weblocks-wasm: closing this thread's locks at exit failed: ${error?.message ?? error}`);
     }
   });
-  return new DeferredBackend(clientId, ready);
+  const deferred = new DeferredBackend(clientId, ready);
+  // Ends this client while the thread goes on (resetLockSpace), as if its context had ended (spec
+  // 2.6, agent termination): its locks are released and its queued requests dropped; their
+  // promises never settle and their callbacks are never called (the next test file must not get
+  // unhandled rejections from the previous one's leftovers).
+  deferred.end = () => {
+    if (ended) return;
+    ended = true;
+    if (backend === null) deferred.queue = [];
+    else backend.close();
+    keepAlive.stop();
+  };
+  return deferred;
 }

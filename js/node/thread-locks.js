@@ -2,13 +2,38 @@
 // use: the ponyfill creates it on import, the polyfill only when it installs. A process that opted
 // into a machine-wide lock space (WEBLOCKS_MACHINE_SPACE, js/machine/) gets that one instead.
 import './supported-node.js';
-import { createLockManager } from '../api/index.js';
+import { createLockManager, replaceLockManagerBackend } from '../api/index.js';
 import { connectThread } from './thread-host.js';
+import { createLockSpace } from './lock-space.js';
 import { machineLocks, machineSpaceChosen } from '../machine/locks.js';
 
 let locks = null;
+let backend = null; // this thread's client in the process-wide lock space
 
 export function threadLocks() {
-  if (locks === null) locks = machineSpaceChosen() !== null ? machineLocks() : createLockManager(connectThread());
+  if (locks === null) {
+    if (machineSpaceChosen() !== null) return (locks = machineLocks());
+    backend = connectThread();
+    locks = createLockManager(backend);
+  }
   return locks;
+}
+
+/**
+ * Gives this thread a new, empty lock space: its locks are released and its waiting requests
+ * dropped in the old one, as if its context had ended (their promises never settle, their
+ * callbacks are never called), and this thread's
+ * LockManager, and every Worker this thread creates from now on, use the new one. Workers created
+ * before stay in the old one. For test runners: a test file that forgot a lock cannot leak it
+ * into the next file. (Not for the machine-wide lock space, which other processes share.)
+ */
+export function resetLockSpace() {
+  if (machineSpaceChosen() !== null) {
+    throw new Error('weblocks-wasm: resetLockSpace() cannot reset the machine-wide lock space (WEBLOCKS_MACHINE_SPACE): other processes share it.');
+  }
+  createLockSpace();
+  if (locks === null) return;
+  backend.end?.();
+  backend = connectThread();
+  replaceLockManagerBackend(locks, backend);
 }

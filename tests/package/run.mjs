@@ -3,7 +3,8 @@
 // installed into scratch apps in a temp dir, each with its own tools pinned to exact versions from
 // the npm registry, and each app is run: Node ESM and CommonJS (Node 20 and 24), tsc --strict in
 // browser / Node ESM / Node CJS settings, Vite (build and dev server), webpack, esbuild and Rollup
-// bundles run in Chromium from an insecure origin, vitest (jsdom, happy-dom) and jest (jsdom).
+// bundles run in Chromium from an insecure origin, vitest (jsdom, happy-dom, node; every pool,
+// isolation on and off) and jest (jsdom, node; ES modules and CommonJS).
 // The commands and configs are the README's. Usage: node tests/package/run.mjs [app names...]
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -80,7 +81,7 @@ async function pack(work) {
   });
   const names = files.map((entry) => entry.file);
   for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js',
-    'build/dist/weblocks-engine.wasm', 'build/dist/weblocks-engine-shared.wasm', 'js/index.d.ts', 'js/index.d.cts', 'js/cjs/index.cjs']) {
+    'build/dist/weblocks-engine.wasm', 'build/dist/weblocks-engine-shared.wasm', 'js/index.d.ts', 'js/index.d.cts', 'js/cjs/index.cjs', 'build/dist/weblocks-test-setup.cjs', 'js/test-setup.d.ts']) {
     check(names.includes(required), `the tarball lacks ${required}`);
   }
   const unwanted = names.filter((name) => /^(include|src|tests|build\/wasm|bench|demo|docs|scripts)\//.test(name) || name.endsWith('.map'));
@@ -216,7 +217,7 @@ const APPS = {
     const shown = [
       ...Object.values(BUNDLER_SCRIPTS).flatMap((scripts) => Object.values(scripts)),
       ...['web/src/main.js', 'vite/vite.config.js', 'webpack/webpack.config.js', 'rollup/rollup.config.mjs',
-        'vitest/vitest.config.js', 'jest/jest.config.js', 'jest/jest.setup.js'].map((file) => readFileSync(path.join(templates, file), 'utf8').trimEnd()),
+        'vitest/vitest.config.js', 'jest/jest.config.js', 'jest/jest-cjs.config.js'].map((file) => readFileSync(path.join(templates, file), 'utf8').trimEnd()),
       JEST_TEST_SCRIPT,
     ];
     const missing = shown.filter((text) => !readme.includes(text));
@@ -299,24 +300,49 @@ const APPS = {
     await run('npm', ['run', 'build'], { cwd: dir });
     return checkBuiltApp(dir);
   },
+  // Every environment, pool and isolation mode, one worker (so that the test files run one after
+  // another in the same thread: what one leaves behind would reach the next): navigator.locks
+  // serves in every file, the leak-* files see nothing of each other, and vitest exits by itself.
   vitest: async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'vitest', { tools: TOOLS.vitest, scripts: { test: 'vitest run' } });
     const times = [];
-    for (const environment of ['jsdom', 'happy-dom']) {
-      const { ms, stdout, stderr } = await run('npm', ['test', '--', '--environment', environment], { cwd: dir, timeout: 120_000 });
-      check(/Tests\s+2 passed \(2\)/.test(stdout.replace(/\x1b\[[0-9;]*m/g, '')), `vitest (${environment}) did not run both test files:\n${stdout}`);
-      // vitest ends a process that does not exit by itself, after saying so: that counts as a failure.
-      check(!/close timed out|prevents Vite server from exiting|hanging-process/i.test(stdout + stderr), `vitest (${environment}) did not exit cleanly:\n${stdout}\n${stderr}`);
-      times.push(`${environment} ${ms} ms`);
+    for (const environment of ['jsdom', 'happy-dom', 'node']) {
+      for (const pool of ['threads', 'forks', 'vmThreads']) {
+        for (const isolate of ['--isolate', '--no-isolate']) {
+          const config = `${environment}, ${pool}, ${isolate}`;
+          const { ms, stdout, stderr } = await run(path.join(dir, 'node_modules/.bin/vitest'),
+            ['run', '--environment', environment, '--pool', pool, isolate, '--maxWorkers', '1'], { cwd: dir, timeout: 120_000, allowFail: true });
+          const text = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
+          check(/Test Files\s+4 passed \(4\)/.test(text) && /Tests\s+4 passed \(4\)/.test(text), `vitest (${config}) did not pass all 4 test files:\n${text}`);
+          // vitest ends a process that does not exit by itself, after saying so: that counts as a failure.
+          check(!/close timed out|prevents Vite server from exiting|hanging-process|Unhandled/i.test(text), `vitest (${config}) did not exit cleanly:\n${text}`);
+          times.push(ms);
+        }
+      }
     }
-    return `vitest run passed and exited by itself (${times.join(', ')})`;
+    return `vitest run passed and exited by itself in 18 configurations (jsdom, happy-dom, node × threads, forks, vmThreads × isolate on/off, one worker; ${Math.min(...times)}-${Math.max(...times)} ms each)`;
   },
+  // ES modules (--experimental-vm-modules) and CommonJS (jest's own require()), jsdom and node
+  // environments, every file in one process (--runInBand: what one leaves behind would reach the
+  // next), then the same with jest's worker processes, and in band on Node 24 (a built-in
+  // navigator.locks in the node environment).
   jest: async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'jest', { tools: TOOLS.jest, scripts: { test: JEST_TEST_SCRIPT } });
-    const { ms, stdout, stderr } = await run('npm', ['test'], { cwd: dir, timeout: 120_000 });
-    check(!/did not exit|open handle/i.test(stdout + stderr), `jest reports open handles:\n${stderr}`);
-    check(/Tests:\s+2 passed, 2 total/.test(stderr), `jest did not run both test files:\n${stderr}`);
-    return `jest (jsdom) passed and exited by itself, no open handles (${ms} ms)`;
+    const jest = path.join(dir, 'node_modules/.bin/jest');
+    const runs = [];
+    for (const [kind, config, files, env] of [['ESM', 'jest.config.js', 4, { NODE_OPTIONS: '--experimental-vm-modules' }], ['CommonJS', 'jest-cjs.config.js', 3, {}]]) {
+      for (const environment of ['jsdom', 'node']) {
+        for (const [node, inBand] of [[process.execPath, ['--runInBand']], [process.execPath, []], [NODE24, ['--runInBand']]]) {
+          const label = `${kind}, ${environment}${inBand.length ? ', --runInBand' : ''}${node === NODE24 ? ', Node 24' : ''}`;
+          const { ms, stdout, stderr } = await run(node, [jest, '-c', config, '--testEnvironment', environment, ...inBand], { cwd: dir, env, timeout: 120_000, allowFail: true });
+          const text = stdout + stderr;
+          check(new RegExp(`Tests:\\s+${files} passed, ${files} total`).test(text), `jest (${label}) did not pass all ${files} test files:\n${text}`);
+          check(!/did not exit|open handle|torn down|MessageChannel/i.test(text), `jest (${label}) did not exit cleanly:\n${text}`);
+          runs.push(ms);
+        }
+      }
+    }
+    return `jest passed and exited by itself in 12 configurations (ESM and CommonJS × jsdom and node × in band or workers on Node ${process.version}, in band on Node 24; ${Math.min(...runs)}-${Math.max(...runs)} ms each)`;
   },
 };
 

@@ -35,3 +35,9 @@ async function withComputedOptions(ifAvailable: boolean): Promise<boolean> {
   return locks.request('resource', { ifAvailable }, (lock) => lock === null);
 }
 void withComputedOptions;
+
+// weblocks-wasm/test-setup: resetLockSpace() and install() (Node test runners).
+import { resetLockSpace, install as installForTests } from 'weblocks-wasm/test-setup';
+const resetResult: void = resetLockSpace();
+const installedForTests: LockManager | null = installForTests({ force: true });
+void resetResult; void installedForTests;

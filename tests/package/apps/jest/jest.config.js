@@ -1,7 +1,6 @@
 export default {
-  testEnvironment: 'jsdom',
-  // jsdom's environment resolves packages for browsers; the test process runs the Node build.
-  testEnvironmentOptions: { customExportConditions: ['node'] },
-  setupFiles: ['./jest.setup.js'],
+  testEnvironment: 'jsdom', // or 'node'
+  setupFiles: ['weblocks-wasm/test-setup'],
+  testMatch: ['**/*.test.js'],
   transform: {},
 };

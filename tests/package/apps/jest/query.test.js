@@ -1,5 +1,5 @@
-// A second test file: its own module registry and jsdom window in the same jest process; the
-// polyfill installs again there and serves (shared locks coexist; released, the name is free again).
+// A second test file: its own module registry and environment in the same jest process; the
+// setup file installs navigator.locks there too and it serves (shared locks coexist; released, the name is free again).
 import { test, expect } from '@jest/globals';
 
 test('shared locks are held together; query() lists both', async () => {

@@ -1,4 +1,5 @@
-// A second test file (vitest isolates each file): the polyfill installs there too and serves
+// A second test file: the setup file installs navigator.locks for it too (with isolate: false
+// vitest reuses the modules, but each file gets its own environment), and it serves
 // (shared locks coexist; released, the name is free again).
 import { test, expect } from 'vitest';
 

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    environment: 'jsdom', // or 'happy-dom'
-    setupFiles: ['weblocks-wasm/polyfill'],
+    environment: 'jsdom', // or 'happy-dom', 'node'
+    setupFiles: ['weblocks-wasm/test-setup'],
   },
 });

@@ -1,0 +1,13 @@
+// Two files (leak-a, leak-b) that each forget a lock and leave a request pending behind it. Run in
+// one process one after the other (--runInBand), the second must not see what the first left (the
+// setup file gives each file a new lock space), and jest must still exit by itself.
+import { test, expect } from '@jest/globals';
+
+test('nothing left by another test file; this one leaves a held lock and a pending request', async () => {
+  const before = await navigator.locks.query();
+  expect([...before.held, ...before.pending].filter((info) => info.name === 'left-behind')).toEqual([]);
+  await new Promise((held) => { navigator.locks.request('left-behind', () => { held(); return new Promise(() => {}); }); });
+  navigator.locks.request('left-behind', () => {});
+  const after = await navigator.locks.query();
+  expect([after.held.length, after.pending.length]).toEqual([1, 1]);
+});
