@@ -153,15 +153,8 @@ class LockRequest {
   }
 }
 
-// Set by LockManager's static block (it reaches the private field).
-let replaceBackend;
-
 export class LockManager {
   #backend;
-
-  static {
-    replaceBackend = (manager, backend) => { manager.#backend = backend; };
-  }
 
   constructor(key, backend) {
     if (key !== CONSTRUCT) throw new TypeError('Illegal constructor');
@@ -267,11 +260,6 @@ function toLockInfo(info) {
 /** For hosts: the LockManager of one context, served by its backend. */
 export function createLockManager(backend) {
   return new LockManager(CONSTRUCT, backend);
-}
-
-/** For hosts: requests made from now on go to `backend`; those made before stay with theirs. */
-export function replaceLockManagerBackend(manager, backend) {
-  replaceBackend(manager, backend);
 }
 
 export { Lock };

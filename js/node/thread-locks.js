@@ -2,19 +2,22 @@
 // use: the ponyfill creates it on import, the polyfill only when it installs. A process that opted
 // into a machine-wide lock space (WEBLOCKS_MACHINE_SPACE, js/machine/) gets that one instead.
 import './supported-node.js';
-import { createLockManager, replaceLockManagerBackend } from '../api/index.js';
+import { createLockManager } from '../api/index.js';
 import { connectThread } from './thread-host.js';
 import { createLockSpace } from './lock-space.js';
+import { ResettableBackend } from './reset-backend.js';
 import { machineLocks, machineSpaceChosen } from '../machine/locks.js';
 
 let locks = null;
 let backend = null; // this thread's client in the process-wide lock space
+let resettable = null; // what the LockManager talks to: `backend`, moved by resetLockSpace()
 
 export function threadLocks() {
   if (locks === null) {
     if (machineSpaceChosen() !== null) return (locks = machineLocks());
     backend = connectThread();
-    locks = createLockManager(backend);
+    resettable = new ResettableBackend(backend);
+    locks = createLockManager(resettable);
   }
   return locks;
 }
@@ -35,5 +38,5 @@ export function resetLockSpace() {
   if (locks === null) return;
   backend.end?.();
   backend = connectThread();
-  replaceLockManagerBackend(locks, backend);
+  resettable.moveTo(backend);
 }

@@ -72,3 +72,20 @@ test('a pending request keeps a thread alive, except in a thread set up for test
   const inTests = await runScript(`await import('./js/node/test-setup.js');${pending}`);
   assert.deepEqual(inTests, { exitedByItself: true, stdout: 'pending' });
 });
+
+test('a lock of the old space whose callback ends after a reset releases nothing in the new one', async () => {
+  let endOld;
+  await new Promise((held) => { locks.request('late', () => { held(); return new Promise((resolve) => { endOld = resolve; }); }); });
+  resetLockSpace();
+  for (let round = 0; round < 3; round++) {
+    let endNew;
+    await new Promise((held) => { locks.request('late', () => { held(); return new Promise((resolve) => { endNew = resolve; }); }); });
+    if (round === 0) endOld('old callback done'); // its release goes to the old space's backend
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual((await locks.query()).held.map((info) => info.name), ['late'], `round ${round}: the new holder still holds`);
+    assert.equal(await locks.request('late', { ifAvailable: true }, (lock) => lock), null);
+    endNew();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    resetLockSpace();
+  }
+});
