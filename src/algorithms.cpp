@@ -147,6 +147,8 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
   put(client->inbox_head, 0u);
+  put(client->name_buffer, static_cast<uint16_t*>(nullptr));
+  put(client->name_buffer_length, 0u);
   set_inbox_count(client, 0);
   // The doorbell keeps counting across reuses of the record: a stale waiter sees a change.
   *handle = SlotTable<Client>::name_of(client);
@@ -237,6 +239,18 @@ bool abort_a_request(Engine* engine, Client* client, double id) {
   return true;
 }
 
+int32_t set_name_buffer(Engine* engine, Client* client, uint32_t length) {
+  uint16_t* buffer = nullptr;
+  if (length) {
+    buffer = arena_new_array<uint16_t>(&engine->arena, length);
+    if (!buffer) return WL_NO_MEMORY;
+  }
+  if (client->name_buffer_length) arena_free_array(&engine->arena, client->name_buffer, client->name_buffer_length);
+  put(client->name_buffer, buffer);
+  put(client->name_buffer_length, length);
+  return 0;
+}
+
 // Spec 2.6: when an agent terminates.
 void agent_termination(Engine* engine, Client* client) {
   // 1. for each lock request of the agent: abort the request. In request order (the order in
@@ -250,6 +264,7 @@ void agent_termination(Engine* engine, Client* client) {
 
   if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
   if (client->id_length) arena_free_array(&engine->arena, client->id, client->id_length);
+  set_name_buffer(engine, client, 0);
   put(client->inbox, static_cast<wl_event_record*>(nullptr));
   put(client->inbox_capacity, 0u);
   set_inbox_count(client, 0);

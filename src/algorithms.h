@@ -8,6 +8,8 @@ namespace wl {
 int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, uint32_t owner_tag,
                     double* handle);
 void agent_termination(Engine* engine, Client* client);
+// Replaces the client's name buffer with one of `length` units (0: none).
+int32_t set_name_buffer(Engine* engine, Client* client, uint32_t length);
 int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uint32_t length,
                        uint32_t mode, uint32_t wait_mode, double* id);
 bool release_a_lock(Engine* engine, Client* client, double id);

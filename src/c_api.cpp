@@ -160,6 +160,18 @@ int32_t wl_request(wl_engine* handle, double client_handle, const uint16_t* name
   return held_mutex.retry_after_merge(call(), call);
 }
 
+int32_t wl_name_buffer(wl_engine* handle, double client_handle, uint32_t length, uint16_t** buffer) {
+  Engine* engine = wl::as_engine(handle);
+  if (length >= 0x40000000u) return WL_BAD_ARGUMENT;
+  WL_LOCK_OR_BUSY(engine);
+  Client* client = engine->clients.find(client_handle);
+  if (!client) return WL_BAD_CLIENT;
+  auto call = [&] { return wl::set_name_buffer(engine, client, length); };
+  int32_t result = held_mutex.retry_after_merge(call(), call);
+  if (result == 0) *buffer = client->name_buffer;
+  return result;
+}
+
 int32_t wl_release(wl_engine* handle, double client_handle, double id) {
   Engine* engine = wl::as_engine(handle);
   WL_LOCK_OR_BUSY(engine);

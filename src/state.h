@@ -68,6 +68,8 @@ struct Client {
   wl_event_record* inbox;   // a ring
   uint32_t inbox_capacity;  // a power of two
   uint32_t inbox_head;
+  uint16_t* name_buffer;    // wl_name_buffer: where its agent writes a long name (or null)
+  uint32_t name_buffer_length;
 };
 
 using OpenClientList = List<Client, &Client::open_link>;

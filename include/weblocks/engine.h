@@ -71,6 +71,13 @@ int32_t wl_free_mutex_of_dead_owner(wl_engine* engine, uint32_t owner_tag);
 int32_t wl_request(wl_engine* engine, double client, const uint16_t* name, uint32_t name_length,
                    uint32_t mode, uint32_t wait_mode, double* id);
 
+/* A buffer of `length` UTF-16 code units in the engine's own memory, for the client's agent to
+ * write a long name into and pass to wl_request (so the name needs no scratch area of the agent's
+ * own beside the engine's copy). Replaces the client's previous buffer; length 0 frees it. The
+ * buffer is the client's: closing the client frees it. Writes its address to *buffer (null for
+ * 0). Returns 0, WL_NO_MEMORY (nothing changed) or WL_BAD_CLIENT. */
+int32_t wl_name_buffer(wl_engine* engine, double client, uint32_t length, uint16_t** buffer);
+
 /* Release a lock (spec 4.2). Returns 1 if the client held it, 0 otherwise (already stolen,
  * released, still pending, or another client's id: no effect). */
 int32_t wl_release(wl_engine* engine, double client, double id);

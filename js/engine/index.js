@@ -245,6 +245,33 @@ class Engine {
     return length;
   }
 
+  // A name longer than the scratch page goes into a buffer in the engine's own memory (the
+  // client's: wl_name_buffer), not into a scratch area of this instance's, so that its bytes and
+  // the engine's copy come from one allocator, where freed neighbours merge. Returns its address.
+  _writeNameBuffer(client, text) {
+    const length = text.length;
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_name_buffer(this._engine, client, length, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    this._reach(this._out + 4);
+    const at = this._u32[this._out >> 2];
+    this._reach(at + length * 2);
+    const u16 = this._u16;
+    const base = at >> 1;
+    for (let i = 0; i < length; i++) u16[base + i] = text.charCodeAt(i);
+    return at;
+  }
+
+  // The request has read the name: free the buffer. (If that fails, STUCK say, the buffer stays
+  // the client's until its next long name or its close: the request itself was answered.)
+  _freeNameBuffer(client) {
+    try {
+      let since = 0;
+      while (this._x.wl_name_buffer(this._engine, client, 0, this._out) === BUSY) since = this._waitForMutex(since);
+    } catch {}
+  }
+
   // WL_BUSY: another agent holds the engine mutex, normally for well under a microsecond.
   // Called in each call's retry loop with the time that call first waited (0 at first), so that
   // a mutex held by an agent that died inside a call (until its host closes that agent's
@@ -340,13 +367,16 @@ class Engine {
   }
 
   request(client, name, mode, waitMode) {
-    const length = this._writeString(name);
+    const long = name.length * 2 + OUT_BYTES > SCRATCH_PAGES * WASM_PAGE;
+    const at = long ? this._writeNameBuffer(client, name) : this._data;
+    const length = long ? name.length : this._writeString(name);
     let result;
     let since = 0;
-    while ((result = this._x.wl_request(this._engine, client, this._data, length, mode, waitMode, this._out)) === BUSY) since = this._waitForMutex(since);
+    while ((result = this._x.wl_request(this._engine, client, at, length, mode, waitMode, this._out)) === BUSY) since = this._waitForMutex(since);
+    const id = result === STATUS.granted || result === STATUS.queued ? this._readOutDouble() : 0;
+    if (long) this._freeNameBuffer(client); // (after the id is read: it uses the same out-parameter)
     if (result < 0) fail(result);
-    if (result === STATUS.notAvailable) return { status: result, id: 0 };
-    return { status: result, id: this._readOutDouble() };
+    return { status: result, id };
   }
 
   release(client, id) {

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "../../src/state.h"
 #include "../../src/testing_hooks.h"
 
 using namespace wltest;
@@ -239,4 +240,46 @@ TEST(Merging, WithChunksOneAfterAnotherAsInWasmLongNamesFillAsMuchEveryTime) {
   }
   wl::testing_contiguous_chunks = {};
   free(area);
+}
+
+// wl_name_buffer: a long name written straight into the engine's memory (the binding's path for
+// names longer than its scratch page), so that the name and the engine's copy share one allocator.
+TEST(NameBuffer, ALongNameWrittenIntoTheClientsBufferIsLockedAndTheBufferGoesWithTheClient) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  const double before = engine.stats().in_use_bytes;
+  double b = engine.open(u"b");
+  uint16_t* buffer = nullptr;
+  const uint32_t length = 100000;
+  ASSERT_EQ(wl_name_buffer(engine.get(), b, length, &buffer), 0);
+  ASSERT_NE(buffer, nullptr);
+  for (uint32_t i = 0; i < length; i++) buffer[i] = static_cast<uint16_t>(i % 2 ? 0xd800 : 'n');  // lone surrogates too
+  double id = 0;
+  ASSERT_EQ(wl_request(engine.get(), b, buffer, length, WL_EXCLUSIVE, WL_WAIT, &id), WL_GRANTED);
+  u16string name(reinterpret_cast<const char16_t*>(buffer), length);
+  EXPECT_EQ(engine.request(a, name, WL_EXCLUSIVE, WL_NO_WAIT).status, WL_NOT_AVAILABLE) << "the same name";
+  uint16_t* none = buffer;
+  ASSERT_EQ(wl_name_buffer(engine.get(), b, 0, &none), 0);
+  EXPECT_EQ(none, nullptr);
+  Snapshot snapshot = engine.snapshot();
+  ASSERT_EQ(snapshot.held.size(), 1u);
+  EXPECT_EQ(snapshot.held[0].name, name) << "the engine kept its own copy";
+  // A buffer left with the client is freed when it closes.
+  ASSERT_EQ(wl_name_buffer(engine.get(), b, length, &buffer), 0);
+  const double with_buffer = engine.stats().in_use_bytes;
+  engine.close(b);
+  EXPECT_LE(engine.stats().in_use_bytes, with_buffer - 2.0 * length * 2) << "the buffer and the name's copy went back";
+  EXPECT_LT(engine.stats().in_use_bytes, before + 64 * 1024) << "(the id tables and a's inbox stay)";
+  EXPECT_EQ(wl_name_buffer(engine.get(), b, 10, &buffer), WL_BAD_CLIENT);
+}
+
+TEST(NameBuffer, ABufferThatCannotBeHadFailsWithNoMemoryAndChangesNothing) {
+  EngineHandle engine;
+  double a = engine.open(u"a");
+  uint16_t* buffer = nullptr;
+  ASSERT_EQ(wl_name_buffer(engine.get(), a, 10, &buffer), 0);
+  uint16_t* kept = buffer;
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), engine.stats().memory_bytes), 0);
+  EXPECT_EQ(wl_name_buffer(engine.get(), a, 1u << 22, &buffer), WL_NO_MEMORY);
+  EXPECT_EQ(reinterpret_cast<wl::Engine*>(engine.get())->clients.find(a)->name_buffer, kept) << "the old buffer is still the client's";
 }

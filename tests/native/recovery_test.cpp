@@ -392,3 +392,12 @@ TEST(DeadHolderRecovery, ABlockTheCallFreedIsNotReusedByItBeforeItEnds) {
          return wl_request(e, w.d, name.data(), static_cast<uint32_t>(name.size()), WL_EXCLUSIVE, WL_WAIT, &id);
        }});
 }
+
+TEST(DeadHolderRecovery, ReplacingANameBufferIsUndoneAtEveryCut) {
+  run({"name buffer",
+       [](EngineHandle& engine, World& w) {
+         uint16_t* buffer = nullptr;
+         ASSERT_EQ(wl_name_buffer(engine.get(), w.d, 100, &buffer), 0);
+       },
+       [](wl_engine* e, World& w) { uint16_t* buffer = nullptr; return wl_name_buffer(e, w.d, 5000, &buffer); }});
+}

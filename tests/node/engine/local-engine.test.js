@@ -167,3 +167,20 @@ test('when memory cannot grow a request fails with NO_MEMORY and the state stays
   engine.setMemoryLimit(0);
   assert.equal(engine.request(a, 'after', exclusive, WAIT.wait).status, STATUS.granted);
 });
+
+test('names longer than the scratch page (written into a buffer in the engine) get ids that release them, queued and granted', async () => {
+  const engine = await createLocalEngine();
+  const a = engine.openClient('a');
+  const b = engine.openClient('b');
+  const name = '\ud800'.padEnd(200_000, 'n'); // 400 KB: more than the 64 KiB scratch page
+  const held = engine.request(a, name, exclusive, WAIT.wait);
+  assert.equal(held.status, STATUS.granted);
+  const waiting = engine.request(b, name, exclusive, WAIT.wait);
+  assert.equal(waiting.status, STATUS.queued);
+  assert.equal(engine.request(b, name, exclusive, WAIT.noWait).status, STATUS.notAvailable);
+  assert.deepEqual(engine.snapshot().held, [{ name, mode: 'exclusive', clientId: 'a' }]);
+  assert.equal(engine.release(a, held.id), true, 'the id request() returned is the lock\'s');
+  assert.deepEqual(engine.takeEvents(b), [{ type: EVENT.granted, id: waiting.id }]);
+  assert.equal(engine.release(b, waiting.id), true);
+  assert.deepEqual(engine.snapshot(), { held: [], pending: [] });
+});
