@@ -153,7 +153,17 @@ export class EtcdBackend {
     this.names.clear();
     await this.chain.catch(() => {});
     if (this.keeper !== null) await this.keeper.revoke().catch(() => {});
-    for (const record of this.records.values()) record.state = DONE;
+    // What this client still held is released and what it waited for dropped (the lease is
+    // revoked); a process that goes on is told so rather than left with promises that never settle.
+    for (const record of this.records.values()) {
+      const { listener, token } = record;
+      if (record.state === HELD) {
+        later(() => listener.stolen(token, 'The lock was released: its lock manager was closed.'));
+      } else if (record.state !== DONE) {
+        later(() => listener.failed(token, new DOMException('The request was dropped: its lock manager was closed.', 'AbortError')));
+      }
+      record.state = DONE;
+    }
     this.records.clear();
     this.byKey.clear();
     this.client?.close();

@@ -1,10 +1,12 @@
 // The behavioural suite on the etcd lock space: a 3-member etcd cluster on loopback, started
 // here (Debian's etcd-server) and removed afterwards.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { after } from 'node:test';
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { startCluster } from './support/cluster.js';
 import { createEtcdHost } from '../suite/hosts/etcd.js';
 import { runSuite } from '../api/node-runner.js';
+import { createLockManager, closeLockManager } from '../../../js/etcd/index.js';
 
 const cluster = await startCluster();
 after(() => cluster.stop());
@@ -14,3 +16,20 @@ runSuite(createEtcdHost({
   namespace: `suite-${process.pid}/`,
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
 }), { timeout: 60_000 });
+
+test('closeLockManager releases what the client holds and drops what it waits for, rejecting both promises', async () => {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `close-${process.pid}/` } };
+  const [closing, other] = [createLockManager(options), createLockManager(options)];
+  let granted;
+  const heldGranted = new Promise((resolve) => { granted = resolve; });
+  const held = closing.request('a', () => { granted(); return new Promise(() => {}); }).then(() => 'fulfilled', (e) => `${e.name}: ${e.message}`);
+  await heldGranted;
+  const waiting = closing.request('a', () => 'never').then(() => 'fulfilled', (e) => `${e.name}: ${e.message}`);
+  for (let state = await other.query(); state.pending.length === 0; state = await other.query());
+  await closeLockManager(closing);
+  assert.equal(await held, 'AbortError: The lock was released: its lock manager was closed.');
+  assert.equal(await waiting, 'AbortError: The request was dropped: its lock manager was closed.');
+  assert.deepEqual(await other.query(), { held: [], pending: [] });
+  assert.equal(await other.request('a', { ifAvailable: true }, (lock) => lock !== null), true);
+  await closeLockManager(other);
+});
