@@ -26,9 +26,17 @@ function run(code, env) {
       for (const waiter of [...waiters]) if (waiter.test(line)) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(line); }
     }
   });
+  let exitCode = null;
+  const exited = new Promise((resolve) => child.on('exit', (code) => {
+    exitCode = code;
+    for (const waiter of waiters.splice(0)) waiter.reject(new Error(`the process exited (${code}) first; it printed: ${out}`));
+    resolve(code);
+  }));
   return {
-    exited: new Promise((resolve) => child.on('exit', resolve)),
-    line: (test) => lines.find(test) ?? new Promise((resolve) => waiters.push({ test, resolve })),
+    exited,
+    line: (test) => lines.find(test) ?? (exitCode !== null
+      ? Promise.reject(new Error(`the process exited (${exitCode}); it printed: ${out}`))
+      : new Promise((resolve, reject) => waiters.push({ test, resolve, reject }))),
   };
 }
 

@@ -25,6 +25,13 @@ export async function startCluster({ size = 3, heartbeatMs = 50, electionMs = 50
   if (!existsSync(ETCD)) {
     throw new Error(`etcd not found at ${ETCD}: install Debian's etcd-server (bash scripts/setup.sh does).`);
   }
+  // The client is a dev dependency here (an optional peer dependency for users): say so at once,
+  // rather than let every request of every test fail with ERR_WEBLOCKS_ETCD3_MISSING.
+  try {
+    await import('etcd3');
+  } catch {
+    throw new Error('the etcd tests need the npm package etcd3 (a devDependency): run `bash scripts/setup.sh` (npm ci).');
+  }
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const root = mkdtempSync(join(base, 'weblocks-etcd-'));
   const members = [];
