@@ -84,7 +84,8 @@ export class EtcdBackend {
     // (stolen, or the lease expired, before the news came) is reported stolen first.
     return this.enqueue(async () => {
       const answer = await this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
-      if (answer !== null && answer.deleted === '0' && record.state === HELD) {
+      // (Closed meanwhile: the revoked lease took the key, which is a release too.)
+      if (answer !== null && answer.deleted === '0' && record.state === HELD && !this.closed) {
         this.finish(record);
         record.listener.stolen(token, this.isLeaseLost(record) ? lostMessage('found at release') : undefined);
         return;
@@ -157,6 +158,7 @@ export class EtcdBackend {
     // revoked); a process that goes on is told so rather than left with promises that never settle.
     for (const record of this.records.values()) {
       const { listener, token } = record;
+      if (record.deleting) continue; // its release or abort, still running, settles it
       if (record.state === HELD) {
         later(() => listener.stolen(token, 'The lock was released: its lock manager was closed.'));
       } else if (record.state !== DONE) {

@@ -71,8 +71,9 @@ test('a holder paused (SIGSTOP) past its lease learns on resuming that the lock 
   const other = createLockManager({ etcd: { hosts: cluster.hosts, namespace, leaseTtl: 2 } });
   let release;
   const started = performance.now();
+  let otherSettled;
   const otherGranted = new Promise((resolve) => {
-    other.request('ledger', (lock) => {
+    otherSettled = other.request('ledger', (lock) => {
       resolve(lock.fencingToken);
       assert.equal(resource.write('ledger', 'other', lock.fencingToken), true, 'the new holder writes');
       return new Promise((r) => { release = r; });
@@ -92,7 +93,8 @@ test('a holder paused (SIGSTOP) past its lease learns on resuming that the lock 
   assert.deepEqual(holder.log.slice(pausedAt).filter((m) => m.op === 'wrote' && m.accepted), [], 'no write of the paused holder accepted after resuming');
   holder.child.send({ op: 'stop' });
   await holder.exited;
-  release();
+  release('released');
+  assert.equal(await otherSettled, 'released', 'the new holder kept its lock to the end');
   await closeLockManager(other);
   const result = resource.check();
   assert.deepEqual(result.violations, []);
@@ -127,8 +129,9 @@ test('a holder cut off from etcd takes its lock as lost by itself before another
 
   const other = createLockManager({ etcd: { hosts: cluster.hosts, namespace, leaseTtl: 2 } });
   let release;
+  let otherSettled;
   await new Promise((resolve) => {
-    other.request('ledger', (lock) => {
+    otherSettled = other.request('ledger', (lock) => {
       order.push('other granted');
       resource.write('ledger', 'other', lock.fencingToken);
       resolve();
@@ -140,7 +143,8 @@ test('a holder cut off from etcd takes its lock as lost by itself before another
   assert.match(order[0], /^holder settled: AbortError: .*lease expired/);
   holder.child.send({ op: 'stop' });
   await holder.exited;
-  release();
+  release('released');
+  assert.equal(await otherSettled, 'released', 'the new holder kept its lock to the end');
   await closeLockManager(other);
   assert.deepEqual(resource.check().violations, []);
 });

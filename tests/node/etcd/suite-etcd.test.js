@@ -33,3 +33,15 @@ test('closeLockManager releases what the client holds and drops what it waits fo
   assert.equal(await other.request('a', { ifAvailable: true }, (lock) => lock !== null), true);
   await closeLockManager(other);
 });
+
+test('a release still on its way to etcd when the lock manager closes settles as released, not stolen', async () => {
+  const locks = createLockManager({ etcd: { hosts: cluster.hosts, namespace: `close-race-${process.pid}/` } });
+  let release;
+  let granted;
+  const heldGranted = new Promise((resolve) => { granted = resolve; });
+  const done = locks.request('a', () => { granted(); return new Promise((resolve) => { release = resolve; }); });
+  await heldGranted;
+  release('done');
+  await closeLockManager(locks); // in the same turn: the release's delete and the lease's revoke race
+  assert.equal(await done, 'done');
+});
