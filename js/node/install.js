@@ -66,8 +66,12 @@ let installedLocks = null;
 function sayReplacedOnce() {
   if (getEnvironmentData(SAID) === true) return;
   setEnvironmentData(SAID, true);
-  process.emitWarning(`${SAID} of Node ${process.versions.node}, which does not conform across threads ` +
-    '(a cross-thread steal aborts the process; query() sees one thread). Set WEBLOCKS_KEEP_BUILTIN=1 to keep it.',
-  { code: 'WEBLOCKS_REPLACED_BUILTIN' });
+  // Deno (2.9 on) has a navigator.locks of its own and reports a Node version of its choosing: it is
+  // replaced too (one lock space with the ponyfill and the workers; its behaviour is not measured).
+  const why = process.versions.deno !== undefined
+    ? `${SAID} of Deno ${process.versions.deno}, so that navigator.locks, the ponyfill and worker threads share one lock space. `
+    : `${SAID} of Node ${process.versions.node}, which does not conform across threads `
+      + '(a cross-thread steal aborts the process; query() sees one thread). ';
+  process.emitWarning(`${why}Set WEBLOCKS_KEEP_BUILTIN=1 to keep it.`, { code: 'WEBLOCKS_REPLACED_BUILTIN' });
 }
 

