@@ -43,7 +43,10 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     if (requireHub) throw noHubHere(reason);
     return localHubPort(reason, space);
   };
-  if (forceLocal) {
+  if (typeof globalThis.MessageChannel !== 'function') {
+    const error = notABrowser();
+    connect = () => { throw error; };
+  } else if (forceLocal) {
     connect = () => localHubPort('asked for an in-context engine', space);
   } else if (typeof scope.SharedWorker === 'function') {
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
@@ -110,6 +113,15 @@ function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
 
 function noHubHere(reason) {
   return new DOMException(`Web Locks: ${reason}, and requireHub (WEBLOCKS_REQUIRE_HUB) forbids an engine that would not exclude other tabs. Use navigator.locks from a window or dedicated worker that can reach the hub.`, 'NotSupportedError');
+}
+
+// Every browser context has MessageChannel; a DOM emulation in a Node test runner (jest's jsdom
+// environment asks for the "browser" export condition) may not.
+function notABrowser() {
+  return new DOMException('Web Locks: this is the browser build of weblocks-wasm, loaded where there is no MessageChannel '
+    + '(a DOM emulation such as jsdom in a Node test runner?). In jest or vitest, put weblocks-wasm/test-setup in setupFiles '
+    + "(it installs the Node build's navigator.locks), or set testEnvironmentOptions: { customExportConditions: ['node'] } "
+    + 'to import the Node build.', 'NotSupportedError');
 }
 
 function creatorWithoutPolyfill(scope) {
