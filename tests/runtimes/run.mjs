@@ -2,8 +2,10 @@
 // The behavioural suite across threads on Bun and Deno (binaries from the npm devDependencies, exact
 // versions: the newest Deno 2 and the oldest one the package supports, whose Atomics.waitAsync
 // needs the ticking keep-alive), once per kind of worker each runtime has; a run passes only if
-// every case passes and the process then exits by itself. Also: a Deno Web Worker's first request
-// rejects with the named error while another thread holds the lock. Usage: node tests/runtimes/run.mjs
+// every case passes and the process then exits by itself. Also: a worker that crashes holding a
+// lock before its creator's event loop has turned (Deno reports new workers only then) has it
+// released, and a Deno Web Worker's first request rejects with the named error while another
+// thread holds the lock. Usage: node tests/runtimes/run.mjs
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +50,16 @@ for (const runtime of RUNTIMES) {
     if (!passed) {
       failures.push(`${runtime.name} ${kind}`);
       console.log(output.split('\n').filter((line) => !line.startsWith('ok ')).join('\n'));
+    }
+  }
+  {
+    const { code, output } = await run([...runtime.command, 'tests/runtimes/crash-before-watch.mjs'], { timeout: 60_000 });
+    const outcome = summaryOf(output);
+    const passed = code === 0 && outcome?.got === 'crash-before-watch';
+    console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, a worker crashed holding a lock while its creator was still blocked: ${outcome ? `granted after ${outcome.ms} ms` : 'no outcome'}`);
+    if (!passed) {
+      failures.push(`${runtime.name} crash before watch`);
+      console.log(output);
     }
   }
   if (runtime.deno) {
