@@ -76,6 +76,7 @@ export class Hub {
     this.clientIds = new Map(); // clientId -> live Connection
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
     this.orderTimer = null;     // pending batch of queue order
+    this.grantsToSend = [];     // [conn, token]: grants of this turn, sent after its losses (deliverEvents)
     this.reclaimUntil = 0;      // > now while the reclaim window is open
     this.reclaimStarted = false;
     this.deferred = [];         // new requests held back during the window: [conn, token]
@@ -396,7 +397,9 @@ export class Hub {
     conn.tokenOfId.set(answer.id, token);
     if (answer.status === STATUS.granted) {
       record.state = HELD;
-      conn.send({ t: H.granted, token });
+      // A steal's grant waits for its victims' news (deliverEvents, which every caller runs next).
+      if (wait === 'preempt') this.grantsToSend.push([conn, token]);
+      else conn.send({ t: H.granted, token });
     } else {
       record.state = PENDING;
       record.seq = ++this.seq;
@@ -505,6 +508,12 @@ export class Hub {
 
   /** After every engine call: tell each client what happened to its requests (grants, steals). */
   deliverEvents() {
+    // Every holder that lost its lock in this turn is told before anyone is told of a grant: a hub
+    // that dies between two of these messages (its process killed) must never leave a thief
+    // running while a victim was not told (the victim would re-register the lock it believes it
+    // holds with the next hub). A grant whose loss follows in this same turn goes just before it.
+    const grants = this.grantsToSend;
+    this.grantsToSend = [];
     for (const conn of this.connections) {
       if (conn.client === null || conn.tokenOfId.size === 0) continue;
       // An engine on ordinary (not shared) memory detaches its views when its memory grows.
@@ -513,6 +522,8 @@ export class Hub {
       if (bell === conn.seenBell) continue;
       conn.seenBell = bell;
       const events = this.engine.takeEvents(conn.client);
+      const lost = new Set();
+      for (const { type, id } of events) if (type === EVENT.stolen) lost.add(id);
       for (const { type, id } of events) {
         const token = conn.tokenOfId.get(id);
         if (token === undefined) continue;
@@ -520,12 +531,22 @@ export class Hub {
         if (type === EVENT.granted) {
           if (record.state === HELD) continue;
           record.state = HELD;
-          conn.send({ t: H.granted, token });
+          if (lost.has(id)) conn.send({ t: H.granted, token });
+          else grants.push([conn, token]);
         } else if (type === EVENT.stolen) {
+          // A steal of this turn whose lock another steal of this turn took: its grant first.
+          const waiting = grants.findIndex(([c, t]) => c === conn && t === token);
+          if (waiting >= 0) {
+            grants.splice(waiting, 1);
+            conn.send({ t: H.granted, token });
+          }
           this.forgetToken(conn, token, record);
           conn.send({ t: H.stolen, token });
         }
       }
+    }
+    for (const [conn, token] of grants) {
+      if (conn.tokens.get(token)?.state === HELD) conn.send({ t: H.granted, token });
     }
   }
 
