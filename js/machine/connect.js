@@ -34,11 +34,12 @@ export async function connectToSpace(files) {
     try {
       return await connectOnce(files.socket);
     } catch (error) {
-      // ENOENT: no hub yet; ECONNREFUSED: the socket of a dead hub; EAGAIN: a hub too busy to accept now.
-      if (!['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(error.code)) {
+      // ENOENT: no hub yet; ECONNREFUSED: the socket of a dead hub; EAGAIN: a hub too busy to accept
+      // now; ECONNRESET: the hub died with this connection in its backlog (its file is stale now).
+      if (!['ENOENT', 'ECONNREFUSED', 'EAGAIN', 'ECONNRESET'].includes(error.code)) {
         throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_CONNECT', `weblocks-wasm: cannot connect to the machine lock hub at ${files.socket}: ${error.message}`);
       }
-      if (error.code !== 'EAGAIN') startHubUnlessStarting(files);
+      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') startHubUnlessStarting(files);
     }
     if (performance.now() > deadline) {
       throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_START', `weblocks-wasm: the machine lock hub of space "${files.space}" did not start within ${START_TIMEOUT_MS} ms. `
