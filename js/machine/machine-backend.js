@@ -8,7 +8,7 @@
 import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment may replace the global ones.
-import { setInterval, clearInterval } from 'node:timers';
+import { setInterval } from 'node:timers';
 import { HubBackend } from '../browser/hub-backend.js';
 import { PROTOCOL_VERSION } from '../hub/protocol.js';
 import { SocketPort } from './socket-port.js';
@@ -113,13 +113,5 @@ export class MachineBackend extends HubBackend {
   watch() {
     super.watch();
     this.checkTimer?.unref?.();
-  }
-
-  /** Ends this client: its locks are released and its requests dropped by the hub. */
-  close() {
-    clearInterval(this.keepAlive);
-    this.port?.close();
-    this.port = null;
-    this.failure ??= new DOMException('This lock manager was closed.', 'InvalidStateError');
   }
 }
