@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ensurePrivateFolder, checkSocketFile, processAlive, MachineSpaceError } from './place.js';
+import { setTimeout } from 'node:timers'; // (a DOM test environment may replace the global one)
+import { ensurePrivateFolder, checkSocketFile, MachineSpaceError } from './place.js';
 
 const HUB_SCRIPT = fileURLToPath(new URL('./hub-process.js', import.meta.url));
 // A hub being started by someone else gets this long before another is started.
