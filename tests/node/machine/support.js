@@ -20,12 +20,19 @@ export function freshSpace(t, { space = 'test' } = {}) {
   const files = { folder, space, socket: path.join(folder, `${space}.sock`), pid: path.join(folder, `${space}.pid`), log: path.join(folder, `${space}.log`) };
   // This test process's own hubs (started by its own requests) read these.
   process.env.WEBLOCKS_MACHINE_IDLE_MS = '1500';
-  t.after(() => {
+  const cleanUp = () => {
     killHub(files);
     fs.rmSync(folder, { recursive: true, force: true });
-  });
+  };
+  t.after(cleanUp);
+  // Again when this test file's process exits: a client of this process that still held a lock
+  // when its test ended reconnects after the hub's kill, which makes the folder and a hub again.
+  spaces.add(cleanUp);
   return { folder, space, env, files };
 }
+
+const spaces = new Set();
+process.once('exit', () => { for (const cleanUp of spaces) cleanUp(); });
 
 /** The pid of the hub serving `files` now, or null. */
 export function hubPid(files) {
