@@ -10,7 +10,7 @@
 // (inode and change time) removes it, and only while the path still names that same file. A
 // starter that wins a marker and dies before removing the file leaves its pid in the marker; the
 // next marker, named after that dead pid too, is taken the same way.
-import fs from 'node:fs';
+import { fs } from '../node/builtin-fs.js';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';

@@ -2,7 +2,7 @@
 // command for the user to run. Any number of processes and threads may do this at once: each
 // that finds no hub may start one (a marker file keeps most from starting one needlessly), and
 // the hubs' own claim (claim.js) leaves exactly one serving; the others exit.
-import fs from 'node:fs';
+import { fs } from '../node/builtin-fs.js';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -5,7 +5,7 @@
 // thread dies, the operating system closes its socket and the hub releases its locks at once.
 // The lock space is named by WEBLOCKS_MACHINE_SPACE, its folder by WEBLOCKS_MACHINE_DIR.
 // It exits by itself once no process has been connected for WEBLOCKS_MACHINE_IDLE_MS (30 s).
-import fs from 'node:fs';
+import { fs } from '../node/builtin-fs.js';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Hub } from '../hub/hub.js';

@@ -2,7 +2,7 @@
 // enter. The folder is the security boundary (a socket's own mode bits are not honoured
 // everywhere), so it is checked before every use, and a folder or socket that another user owns,
 // or that the group or others may enter, is refused loudly with the fix, never used.
-import fs from 'node:fs';
+import { fs } from '../node/builtin-fs.js';
 import os from 'node:os';
 import path from 'node:path';
 

@@ -3,7 +3,9 @@
 // operating-system thread of the engine mutex's holder. Linux lists a process's live threads in
 // /proc/self/task; an entry disappears only once that thread has ended, so nothing of it can run.
 // Elsewhere (no /proc) nothing is known and callers keep waiting for the Worker's 'exit'.
-import { readlinkSync, existsSync } from 'node:fs';
+import { fs } from './builtin-fs.js';
+
+const { readlinkSync, existsSync } = fs;
 
 /** The kernel's id of the calling thread (Linux), or 0 when it cannot be known. */
 export function currentOsThreadId() {
