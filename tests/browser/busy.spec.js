@@ -39,7 +39,8 @@ test(`a tab whose callback runs a ${TASK_MS} ms synchronous task keeps its lock 
   await busyHolderKeepsItsLock(a, [], b, 'busy-window');
 });
 
-test(`a dedicated worker whose callback runs a ${TASK_MS} ms synchronous task keeps its lock until the callback ends`, async ({ openTab }) => {
+test(`a dedicated worker whose callback runs a ${TASK_MS} ms synchronous task keeps its lock until the callback ends`, async ({ openTab, engine }) => {
+  test.skip(engine === 'firefox', 'A Firefox dedicated worker has no sentinel: its own new Worker() sometimes never returns there, and the worker is stuck for good (js/browser/context.js, nestedWorkersMayHang). A busy Firefox worker answers the hub itself and loses its lock after ~1.5 s, loudly (docs/browser.md). Not a pass: the tab case runs in Firefox');
   const host = await openTab();
   await call(host, 'query');
   const [a, b] = await Promise.all([openTab(), openTab()]);
@@ -47,7 +48,8 @@ test(`a dedicated worker whose callback runs a ${TASK_MS} ms synchronous task ke
   await busyHolderKeepsItsLock(a, [w], b, 'busy-worker');
 });
 
-test(`a new dedicated worker whose first lock's callback is busy from its first line for ${TASK_MS} ms keeps its lock`, async ({ openTab }) => {
+test(`a new dedicated worker whose first lock's callback is busy from its first line for ${TASK_MS} ms keeps its lock`, async ({ openTab, engine }) => {
+  test.skip(engine === 'firefox', 'A Firefox dedicated worker has no sentinel: its own new Worker() sometimes never returns there, and the worker is stuck for good (js/browser/context.js, nestedWorkersMayHang). A busy Firefox worker answers the hub itself and loses its lock after ~1.5 s, loudly (docs/browser.md). Not a pass: the tab case runs in Firefox');
   // The worker's first request: its sentinel is started when it first reaches the hub, and the
   // callback blocks the worker's event loop at once, before the test could do anything else.
   const host = await openTab();

@@ -130,14 +130,15 @@
      */
     holdBusy(name, ms, { atOnce = false } = {}) {
       const id = ++nextHandle;
-      const h = { id, name, state: 'pending', events: [], mode: 'exclusive', enteredAt: null, exitedAt: null };
+      const h = { id, name, state: 'pending', events: [], mode: 'exclusive', enteredAt: null, exitedAt: null, requestedAt: clock(), grantedAt: null };
       let go;
       h.go = new Promise((resolve) => { go = resolve; });
       h.start = go;
       h.granted = new Promise((resolve) => { h.onGranted = resolve; });
       h.settled = navigator.locks.request(name, async () => {
         h.state = 'held';
-        h.onGranted({ at: clock() });
+        h.grantedAt = clock();
+        h.onGranted({ at: h.grantedAt });
         // atOnce: the callback is busy from its first line (no round trip to the test first).
         if (!atOnce) await h.go;
         h.enteredAt = clock();
@@ -160,11 +161,23 @@
       return true;
     },
     lastBeat: (workerId) => beatBuffers.get(workerId)[0] || null,
-    section: (id) => { const h = handle(id); return { enteredAt: h.enteredAt, exitedAt: h.exitedAt }; },
+    section: (id) => { const h = handle(id); return { requestedAt: h.requestedAt, grantedAt: h.grantedAt, enteredAt: h.enteredAt, exitedAt: h.exitedAt }; },
     /** A worker ending itself cleanly (while its callbacks are still pending). */
     closeSelf: () => { setTimeout(() => scope.close(), 0); return true; },
     appMessages: () => appMessages.map((m) => JSON.stringify(m)),
     post: (path, data) => { if (path.length === 1) workers.get(path[0]).postMessage(data); else api.call([path[0]], 'post', path.slice(1), data); },
+    /** Where the polyfill's connection stands (for a failing test's report): port, hub, sentinel, held-back requests. */
+    backendState: () => {
+      const b = scope[Symbol.for('weblocks-wasm.backend')];
+      if (!b) return null;
+      return {
+        port: b.port !== null, connecting: b.connecting !== null, hubId: b.hubId, failure: b.failure && String(b.failure),
+        records: [...b.records.values()].map((r) => ({ name: r.name, state: r.state })), outbox: b.outbox.length,
+        sentinelHold: b.sentinelHold === null ? null : b.sentinelHold.length,
+        sentinel: b.sentinel && { started: b.sentinel.worker !== null, answered: b.sentinel.answered, failed: b.sentinel.failed },
+        asleep: b.asleep, probe: b.probe !== null, identity: b.identity !== null,
+      };
+    },
     /** The polyfill's connection: which hub, how many hub losses and dead declarations it saw. */
     connection: () => {
       const b = scope[Symbol.for('weblocks-wasm.backend')];
