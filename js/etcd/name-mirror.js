@@ -111,10 +111,11 @@ export class NameMirror {
     });
   }
 
+  /** Stops watching; resolves once etcd has cancelled the watch (or it never started). */
   close() {
     this.closed = true;
     for (const [, resolve] of this.reachWaiters) resolve();
     this.reachWaiters = [];
-    this.watcher?.then((watcher) => watcher.cancel().catch(() => {}), () => {});
+    return this.watcher?.then((watcher) => watcher.cancel().catch(() => {}), () => {}) ?? Promise.resolve();
   }
 }
