@@ -172,7 +172,13 @@ export class HubBackend {
       if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; requests go ahead without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
       const held = this.sentinelHold ?? [];
       this.sentinelHold = null;
-      for (const [message, transfer] of held) this.send(message, transfer);
+      // Only what is still wanted: a failed context (fail() cleared its outbox) sends nothing more.
+      if (this.failure !== null) return;
+      for (const [message, transfer] of held) {
+        if (message.t === C.request && !this.records.has(message.token)) continue;
+        if (message.t === C.abort && !this.aborts.has(message.token)) continue;
+        this.send(message, transfer);
+      }
     });
   }
 
@@ -388,6 +394,7 @@ export class HubBackend {
   fail(error) {
     if (this.failure === null) this.log('error', `lock requests fail: ${error.message}`);
     this.failure = error;
+    this.sentinelHold = null;
     const records = [...this.records];
     this.records.clear();
     for (const [token, record] of records) {
