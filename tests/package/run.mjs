@@ -7,7 +7,7 @@
 // isolation on and off) and jest (jsdom, node; ES modules and CommonJS).
 // The commands and configs are the README's. Usage: node tests/package/run.mjs [app names...]
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,10 @@ async function makeApp(work, tarball, name, { templates: from = [name], tools = 
   const dir = path.join(work, name);
   mkdirSync(dir, { recursive: true });
   for (const source of from) cpSync(path.join(templates, source), dir, { recursive: true });
+  // A second, identical leak file: each of the two must see nothing of what the other left.
+  for (const file of readdirSync(dir).filter((entry) => entry.startsWith('leak-a.test.'))) {
+    copyFileSync(path.join(dir, file), path.join(dir, file.replace('leak-a', 'leak-b')));
+  }
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: `scratch-${name}`, private: true, type: 'module', scripts }, null, 2)}\n`);
   // The README's install line, plus the app's own tools.
   await run('npm', ['install', '--save-exact', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...tools], { cwd: dir, timeout: 300_000 });

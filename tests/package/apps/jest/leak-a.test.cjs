@@ -1,4 +1,4 @@
-// CommonJS: two files (leak-a, leak-b) that each forget a lock and leave a request pending behind it. Run in
+// CommonJS: two files (leak-a and leak-b: tests/package/run.mjs copies this one) that each forget a lock and leave a request pending behind it. Run in
 // one process one after the other (--runInBand), the second must not see what the first left (the
 // setup file gives each file a new lock space), and jest must still exit by itself.
 const { test, expect } = require('@jest/globals');

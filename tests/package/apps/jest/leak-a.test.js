@@ -1,4 +1,4 @@
-// Two files (leak-a, leak-b) that each forget a lock and leave a request pending behind it. Run in
+// Two files (leak-a and leak-b: tests/package/run.mjs copies this one) that each forget a lock and leave a request pending behind it. Run in
 // one process one after the other (--runInBand), the second must not see what the first left (the
 // setup file gives each file a new lock space), and jest must still exit by itself.
 import { test, expect } from '@jest/globals';
