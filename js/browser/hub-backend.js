@@ -58,7 +58,7 @@ export class HubBackend {
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
-    this.unwelcomedAdopts = [];  // ports for our workers, held until a hub welcomes us (or we fail)
+    this.unwelcomedAdopts = [];  // [port, worker number] for our workers, held until a hub welcomes us (or we fail)
     this.identify = options.identify ?? null; // () => MessagePort | Promise<MessagePort>: a fresh connection to the origin's hub
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
@@ -351,7 +351,7 @@ export class HubBackend {
     const entries = this.helloEntries ?? [];
     this.helloEntries = null;
     this.hubId = m.hubId;
-    for (const port of this.unwelcomedAdopts.splice(0)) this.adopt(port);
+    for (const [port, worker] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker);
     entries.forEach((entry, i) => {
       const record = this.records.get(entry.token);
       if (record === undefined) return;
@@ -405,7 +405,7 @@ export class HubBackend {
     this.aborts.clear();
     this.queries.failAll(error);
     this.outbox = [];
-    for (const port of this.unwelcomedAdopts.splice(0)) refusePort(port, error);
+    for (const [port] of this.unwelcomedAdopts.splice(0)) refusePort(port, error);
     this.idle();
   }
 
@@ -659,16 +659,25 @@ export class HubBackend {
    * once a hub welcomed us: a failed context passes its failure on to the worker, so that the
    * worker's requests reject as promptly as ours instead of waiting on a hub that never answers.
    */
-  adopt(port) {
+  adopt(port, worker) {
     if (this.failure !== null) return refusePort(port, this.failure);
     if (this.hubId === null) {
-      this.unwelcomedAdopts.push(port);
+      this.unwelcomedAdopts.push([port, worker]);
       if (this.port === null && !this.asleep) this.open(null);
       return undefined;
     }
-    this.send({ t: C.adopt }, [port]);
+    this.send({ t: C.adopt, worker }, [port]);
     this.checkSoon();
     return undefined;
+  }
+
+  /** This context terminated its worker number `worker`: it no longer vouches for it at the hub. */
+  workerEnded(worker) {
+    this.unwelcomedAdopts = this.unwelcomedAdopts.filter(([port, w]) => {
+      if (w === worker) try { port.close(); } catch { /* gone */ }
+      return w !== worker;
+    });
+    if (this.hubId !== null && this.failure === null) this.send({ t: C.ended, worker });
   }
 }
 

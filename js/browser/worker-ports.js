@@ -30,13 +30,20 @@ export function isBucketName(name) {
 export function patchWorkerConstructor(scope, backendFor) {
   const NativeWorker = scope.Worker;
   if (typeof NativeWorker !== 'function' || NativeWorker[PATCHED]) return;
+  let workers = 0;
+  // Per worker: its number in this context, and the backends (lock spaces) that adopted it.
+  const adoptions = new WeakMap();
   function answer(event) {
     if (markerOf(event.data) !== 'need-port') return;
     event.stopImmediatePropagation();
     const space = event.data.space ?? null;
     if (space !== null && !isBucketName(space)) return;
+    const adopted = adoptions.get(event.target);
+    if (adopted === undefined || adopted.ended) return; // terminated: it may run on a moment, but gets no new port
+    const backend = backendFor(space);
     const channel = new MessageChannel();
-    backendFor(space).adopt(channel.port1);
+    adopted.backends.add(backend);
+    backend.adopt(channel.port1, adopted.number);
     event.target.postMessage(markerMessage('port'), [channel.port2]);
   }
   const Worker = class Worker extends NativeWorker {
@@ -47,8 +54,24 @@ export function patchWorkerConstructor(scope, backendFor) {
       super(url, dictionary
         ? { credentials: opts.credentials, name: (opts.name === undefined ? '' : String(opts.name)) + NAME_MARK, type: opts.type }
         : options);
+      adoptions.set(this, { number: ++workers, backends: new Set(), ended: false });
       // Registered before any listener app code can add: it runs first.
       this.addEventListener('message', answer);
+    }
+
+    /**
+     * The creator vouches at the hub for a worker of its own that has no sentinel (a silent one is
+     * busy, not gone: js/hub/hub.js vouchedFor); once it terminated the worker it stops vouching,
+     * and the heartbeat decides when the worker's locks go (a busy worker may run on a while after
+     * terminate(): the hub must not grant its lock while it still runs).
+     */
+    terminate() {
+      super.terminate();
+      const adopted = adoptions.get(this);
+      if (adopted === undefined || adopted.ended) return;
+      adopted.ended = true;
+      for (const backend of adopted.backends) backend.workerEnded(adopted.number);
+      adopted.backends.clear();
     }
   };
   Object.defineProperty(Worker, PATCHED, { value: true });

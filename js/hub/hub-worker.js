@@ -34,7 +34,7 @@ loadHubEngine().then((engine) => {
   // Announced on the channel named as this SharedWorker: a storage bucket's hub (its own lock
   // space) never disturbs the default one's clients.
   const announce = typeof BroadcastChannel === 'function' ? new BroadcastChannel(self.name || HUB_NAME) : null;
-  hub = new Hub(engine, { announce });
+  hub = new Hub(engine, { announce, hearing: new MessageChannel() });
   self.weblocksHub = hub; // for DevTools
   for (const port of waiting.splice(0)) hub.connect(port);
 }, (error) => {

@@ -13,6 +13,7 @@ import { FairInbox } from './fair-inbox.js';
 import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
 import { resume } from './resume.js';
+import { Hearing } from './hearing.js';
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -25,7 +26,9 @@ class Connection {
   constructor(hub, port, parent) {
     this.hub = hub;
     this.port = port;
-    this.parent = parent;
+    this.parent = parent;     // the connection of the context that created this dedicated worker (adopt)
+    this.workerNo = 0;        // its number among the workers its parent created
+    this.ended = false;       // its parent terminated it (C.ended): no longer vouched for (vouchedFor)
     this.children = new Set();
     this.client = null;       // engine client handle, once registered
     this.clientId = null;
@@ -60,7 +63,9 @@ class Connection {
 export class Hub {
   /**
    * @param engine  an Engine (js/engine): the hub is its only user
-   * @param options { hubId, now, log, setTimer, clearTimer, liveness }
+   * @param options { hubId, now, log, setTimer, clearTimer, liveness, hearing }
+   *   hearing: a MessageChannel for the hub's echo to itself (hearing.js); without it, silence
+   *   always counts
    */
   constructor(engine, options = {}) {
     this.engine = engine;
@@ -84,6 +89,7 @@ export class Hub {
     this.reclaimPending = [];   // re-registered waiting requests: [conn, token, seq, arrival]
     this.arrivals = 0;
     this.startedAt = this.now();
+    this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
     this.timer = setInterval(() => this.tick(), this.liveness.TICK);
     this.reclaimTimer = null;
     // The origin-wide hub announces itself (the in-context fallback does not): contexts that
@@ -197,7 +203,8 @@ export class Hub {
         case C.abort: return this.abort(conn, message.token);
         case C.query: return this.query(conn, message.call);
         case C.bye: return this.close(conn, { tell: false });
-        case C.adopt: return this.adopt(conn, ports);
+        case C.adopt: return this.adopt(conn, ports, message.worker);
+        case C.ended: return this.workerEnded(conn, message.worker);
         case C.sentinel:
           if (!ports || ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
           return attachSentinel(this, conn, ports[0]);
@@ -487,10 +494,20 @@ export class Hub {
     return undefined;
   }
 
-  adopt(conn, ports) {
+  adopt(conn, ports, worker) {
     if (!ports || ports.length !== 1) return this.reject(conn, 'adopt without exactly one port', { t: C.adopt });
-    this.connect(ports[0], conn);
+    this.connect(ports[0], conn).workerNo = worker;
     return undefined;
+  }
+
+  /**
+   * The creator terminated its worker: the creator no longer vouches for it (vouchedFor), and its
+   * silence counts from now on. Not released at once: terminate() may let a busy worker run on
+   * (Chromium: up to 2 s measured, still inside its critical section), so the heartbeat decides,
+   * as for any context. Only a connection's own workers can be named.
+   */
+  workerEnded(conn, worker) {
+    for (const child of conn.children) if (child.workerNo === worker) child.ended = true;
   }
 
   forgetToken(conn, token, record) {
@@ -561,6 +578,10 @@ export class Hub {
     if (late) {
       for (const conn of this.connections) conn.lastSeen = Math.max(conn.lastSeen, now - this.liveness.PING_AFTER);
     }
+    // While the hub's own echo is late it hears no one (hearing.js): nobody is declared dead, and
+    // the silence until it hears again does not count.
+    const deaf = this.hearing !== null && this.hearing.deaf();
+    const hearingSince = this.hearing?.since ?? -Infinity;
     for (const conn of this.connections) {
       pingSentinel(this, conn, now);
       const silent = now - conn.lastSeen;
@@ -571,8 +592,8 @@ export class Hub {
       }
       // Dead when neither the context nor its sentinel answered for DEAD_AFTER: a context busy in
       // its own long task keeps its locks while its sentinel answers.
-      const unheard = now - lastHeardFrom(conn);
-      if (unheard >= this.liveness.DEAD_AFTER) {
+      const unheard = now - Math.max(lastHeardFrom(conn), hearingSince);
+      if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn)) {
         const why = silenceOf(conn, now);
         this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
         this.close(conn, { tell: true, why });
@@ -626,10 +647,25 @@ export class Hub {
   stop() {
     this.inbox.stop();
     clearInterval(this.timer);
+    this.hearing?.stop();
     clearTimeout(this.reclaimTimer);
     clearTimeout(this.orderTimer);
     if (this.channel !== null) this.channel.close();
   }
+}
+
+/**
+ * A dedicated worker without a sentinel (Firefox, js/browser/context.js nestedWorkersMayHang; or a
+ * Content-Security-Policy without blob: workers) is alive while the context that created it is: a
+ * worker ends with its creator (whose liveness the hub follows; its end closes the worker's
+ * connections too, close()), by its creator's terminate() (which says so: C.ended, and from then
+ * on its silence counts), or by its own close() (which says bye). So a silent one is busy in a
+ * long task and keeps its locks, as with native Web Locks. A terminate() the polyfill does not
+ * see (the browser's own, through a reference taken before it loaded) leaves such a worker's
+ * locks held until its creator goes.
+ */
+function vouchedFor(conn) {
+  return conn.sentinel === null && conn.parent !== null && !conn.ended && conn.parent.client !== null && !conn.parent.gone;
 }
 
 function randomHubId() {

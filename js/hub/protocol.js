@@ -5,7 +5,7 @@
 // up in the sending connection's own table, so a client can only touch its own requests and locks.
 
 /** Bumped on any incompatible change. Both sides check it in the handshake. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -57,6 +57,9 @@ export const LIVENESS = Object.freeze({
   // A context's first requests wait for its sentinel to answer the hub once (sentinel.js), at most
   // this long; past it they go ahead unguarded, and the console says so.
   SENTINEL_START_WAIT: 5000,
+  // The hub's echo to itself (hearing.js): unanswered for this long, the hub is deaf (it hears no
+  // one, so no one's silence counts).
+  ECHO_LATE: 100,
   IDENTITY_TIMEOUT: 5000,
 });
 
@@ -79,7 +82,10 @@ export const C = Object.freeze({
   pong: 'pong',         // { t }
   probe: 'probe',       // { t, call }: "are you there?" (answered by probed)
   bye: 'bye',           // { t }: clean exit (pagehide): release everything now
-  adopt: 'adopt',       // { t } + a transferred MessagePort: a new connection for a dedicated worker this context created
+  adopt: 'adopt',       // { t, worker } + a transferred MessagePort: a new connection for the dedicated worker this context
+                        //   created, numbered `worker` by this context (a worker may be adopted again: a new hub, a bucket)
+  ended: 'ended',       // { t, worker }: this context terminated its dedicated worker number `worker` (terminate()):
+                        //   it no longer vouches for the worker, whose silence now counts (hub.js vouchedFor)
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
 });
 // hub -> context
@@ -163,7 +169,8 @@ const CLIENT_VALIDATORS = {
   [C.probe]: callOnly,
   [C.pong]: bare,
   [C.bye]: bare,
-  [C.adopt]: bare,
+  [C.adopt]: workerOnly,
+  [C.ended]: workerOnly,
   [C.sentinel]: bare,
 };
 
@@ -175,6 +182,11 @@ function tokenOnly(m) {
 function callOnly(m) {
   if (!hasOnlyKeys(m, ['t', 'call'])) return 'unexpected fields';
   return isToken(m.call) ? null : 'bad call id';
+}
+
+function workerOnly(m) {
+  if (!hasOnlyKeys(m, ['t', 'worker'])) return 'unexpected fields';
+  return isToken(m.worker) ? null : 'bad worker number';
 }
 
 function bare(m) {

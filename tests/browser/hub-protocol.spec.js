@@ -62,7 +62,8 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
       { t: 'request', token: 8, name: 'precious', mode: 'exclusive', wait: 'wait', extra: 'field' },
       { t: 'request', token: 1.5, name: 'precious', mode: 'exclusive', wait: 'wait' },
       { t: 'query', call: 'x' },
-      { t: 'adopt' },                              // no port
+      { t: 'adopt', worker: 1 },                   // no port
+      { t: 'ended', worker: 1 },                   // a worker it never created (the victim's are numbered from 1 too)
       { t: 'request', token: 20, name: 'rogue-own', mode: 'exclusive', wait: 'wait' },
       { t: 'request', token: 20, name: 'precious', mode: 'exclusive', wait: 'preempt' }, // token reused
       { t: 'query', call: 1 },

@@ -64,6 +64,30 @@ test('a dedicated worker terminated while holding a lock has it released by the 
   await call(b, 'release', waiting);
 });
 
+test('a dedicated worker terminated behind the polyfill\'s back has its lock released by the heartbeat, or in Firefox with its creator', async ({ openTab, engine }) => {
+  // A terminate() the polyfill does not see (the browser's own, called through a reference taken
+  // before the polyfill loaded). Where the worker has a sentinel, the sentinel dies with it and
+  // the heartbeat tells. A Firefox worker has none: its creator vouches for it while it lives (a
+  // silent worker is a busy one), so its lock goes when the creator does (docs/browser.md).
+  const host = await openTab();
+  await call(host, 'query');
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+  const waiting = await holdAndWait(a, b, 'terminated-natively', [w]);
+  const terminatedAt = await call(a, 'terminateNatively', w);
+  if (engine === 'firefox') {
+    await a.close();
+    const granted = await call(b, 'granted', waiting);
+    report('worker terminated natively, its creator closed -> lock granted elsewhere', granted.at - terminatedAt);
+  } else {
+    const granted = await call(b, 'granted', waiting);
+    report('worker terminated natively -> lock granted elsewhere (heartbeat)', granted.at - terminatedAt);
+    expect(granted.at - terminatedAt).toBeLessThan(CEILING_MS);
+  }
+  await call(b, 'release', waiting);
+  await until(host, (s) => s.held.length === 0 && s.pending.length === 0, 'nothing is left held or waiting');
+});
+
 test('a tab that reloads while holding a lock releases it, and the reloaded page can take it again', async ({ openTab }) => {
   const [a, b] = await Promise.all([openTab(), openTab()]);
   const waiting = await holdAndWait(a, b, 'reloading');

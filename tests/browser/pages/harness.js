@@ -108,6 +108,14 @@
       return starting;
     },
     terminate(id) { workers.get(id).terminate(); workers.delete(id); return clock(); },
+    /** terminate() as the browser's own, behind the polyfill's back (a reference taken before it loaded). */
+    terminateNatively(id) {
+      let proto = Object.getPrototypeOf(workers.get(id));
+      while (proto.constructor[Symbol.for('weblocks-wasm.worker-patched')] === true) proto = Object.getPrototypeOf(proto);
+      proto.terminate.call(workers.get(id));
+      workers.delete(id);
+      return clock();
+    },
     call(path, method, ...args) {
       if (path.length === 0) return api[method](...args);
       const worker = workers.get(path[0]);

@@ -8,7 +8,7 @@
 (function (scope) {
   const HUB_URL = '/build/dist/weblocks-hub.js';
   const HUB_NAME = 'weblocks-wasm-hub';
-  const TYPES = ['hello', 'request', 'release', 'abort', 'query', 'pong', 'probe', 'bye', 'adopt'];
+  const TYPES = ['hello', 'request', 'release', 'abort', 'query', 'pong', 'probe', 'bye', 'adopt', 'ended'];
   const HONEST_NAMES = ['r0', 'r1', 'r2'];
 
   function run({ seconds, seed, version }) {
@@ -57,7 +57,7 @@
         case 7: return { t: 'request', token: token(), name: pick(['x'.repeat(65537), junk(), 'h0']), mode: pick(['exclusive', 'shared', 'EXCLUSIVE', junk()]), wait: pick(['wait', 'no-wait', 'preempt', 'steal', junk()]) };
         case 8: return { t: pick(['release', 'abort']), token: token() };   // forged: someone else's numbers
         case 9: return { t: pick(['query', 'probe']), call: token() };
-        case 10: return { t: pick(['pong', 'bye', 'adopt']) };
+        case 10: return random() < 0.5 ? { t: pick(['pong', 'bye', 'adopt']) } : { t: pick(['adopt', 'ended']), worker: pick([int(4) + 1, 0, -1, 1.5, junk()]) };
         case 11: return { t: 'request', token: conn.nextToken + 1, name: 'h0', mode: 'shared', wait: 'preempt' };  // steal of a shared lock
         case 12: return { t: 'release', token: conn.nextToken };
         default: return { t: 'request', token: (conn.nextToken += 1), name: 'h1', mode: 'exclusive', wait: 'wait', extra: 1 };
@@ -108,13 +108,13 @@
           send(conn, new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])));   // cannot cross to the hub's agent cluster
         } else if (r < 0.04) {
           const channel = new MessageChannel();   // adopt a port, then misbehave on it
-          send(conn, { t: 'adopt' }, [channel.port1]);
+          send(conn, { t: 'adopt', worker: int(4) + 1 }, [channel.port1]);
           channel.port2.postMessage({ t: 'hello', v: version, clientId: `hostile-adopted-${int(1e9)}`, key: `k${int(1e9)}`, lostHub: null, reclaim: [] });
           for (let i = 0; i < 20; i++) channel.port2.postMessage(message(conn));
         } else if (r < 0.045) {
           const a = new MessageChannel();
           const b = new MessageChannel();
-          send(conn, { t: 'adopt' }, [a.port1, b.port1]);   // two ports
+          send(conn, { t: 'adopt', worker: 1 }, [a.port1, b.port1]);   // two ports
         } else if (r < 0.05) {
           connections.push(open());
         } else if (r < 0.055) {

@@ -16,9 +16,9 @@ import { until } from './until.js';
 const quiet = () => {};
 
 /** A lock space: one hub at a time; clients connect to whichever is current. Ends after test `t`. */
-async function lockSpace(t, liveness = {}) {
+async function lockSpace(t, liveness = {}, hubOptions = {}) {
   const space = {
-    hub: new Hub(await createLocalEngine(), { hubId: 'first', log: quiet, liveness }),
+    hub: new Hub(await createLocalEngine(), { hubId: 'first', log: quiet, liveness, ...hubOptions }),
     ports: [],
     hubPorts: [],
     /** The hub dies: its timers stop and its ports go dead (what it would still send is lost). */
@@ -389,4 +389,116 @@ test('a context declared dead is told why: nothing from it, and its sentinel nev
   assert.match(told[0], /^no message from it for \d+ ms, and its sentinel never answered$/);
   assert.ok(logged.some((text) => text.includes('a declared dead (no message from it for')), 'the hub logged why');
   assert.equal((await held.settled).ok, false, 'a\'s held lock was lost');
+});
+
+/** A channel for the hub's echo to itself (js/hub/hearing.js) that holds its messages while `held`. */
+function heldEchoChannel() {
+  const channel = { posted: 0, held: true, waiting: 0, port2: { onmessage: null, start() {} } };
+  const deliver = () => channel.port2.onmessage({ data: null });
+  channel.port1 = {
+    postMessage() {
+      channel.posted++;
+      if (channel.held) channel.waiting++;
+      else setTimeout(deliver, 0);
+    },
+    close() {},
+  };
+  channel.hear = () => {
+    channel.held = false;
+    for (; channel.waiting > 0; channel.waiting--) deliver();
+  };
+  return channel;
+}
+
+test('a hub that does not hear its own echo declares no one dead, and the silence it could not hear does not count', async (t) => {
+  // WebKit: the hub's messages pass through the main thread of the tab that started it; while
+  // that tab is busy the hub hears no one, its own echo included.
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, ECHO_LATE: 30 };
+  const echo = heldEchoChannel();
+  const space = await lockSpace(t, liveness, { hearing: echo });
+  const a = space.client('a', liveness);
+  const b = space.client('b', liveness);
+  const held = requestHandle(a.locks, 'x');
+  await held.granted;
+  const waiting = requestHandle(b.locks, 'x');
+  await until(() => echo.posted === 1, 'the hub sent its echo');
+  // The hub hears no one: neither a, nor b, nor its echo.
+  const aPort = space.hubPorts[0];
+  const bPort = space.hubPorts[1];
+  const [aListener, bListener] = [aPort.onmessage, bPort.onmessage];
+  aPort.onmessage = null;
+  bPort.onmessage = null;
+  await new Promise((resolve) => setTimeout(resolve, liveness.DEAD_AFTER * 3));
+  assert.equal(space.hub.clientIds.has('a'), true, 'a was not declared dead while the hub was deaf');
+  assert.equal(space.hub.clientIds.has('b'), true, 'b was not declared dead while the hub was deaf');
+  // The hub hears again: b at once, a never (it died meanwhile). a gets a full grace period from then.
+  bPort.onmessage = bListener;
+  const heardAgain = performance.now();
+  echo.hear();
+  assert.equal(space.hub.hearing.deafSpells, 1);
+  await waiting.granted;
+  const grantedAfter = performance.now() - heardAgain;
+  assert.ok(grantedAfter >= liveness.DEAD_AFTER - 1, `a was declared dead only a full DEAD_AFTER after the hub heard again (${grantedAfter.toFixed(1)} ms)`);
+  assert.equal(space.hub.clientIds.has('b'), true, 'b, heard again, lives');
+  aPort.onmessage = aListener;
+  waiting.release();
+  assert.equal((await held.settled).ok, false, 'a, declared dead, lost its lock');
+});
+
+/** A dedicated worker of `creator` (number `worker`): its connection is a port its creator hands the hub (C.adopt). */
+function workerOf(space, creator, worker, clientId, liveness) {
+  const client = { heard: [] };
+  client.backend = new HubBackend(async () => {
+    const { port1, port2 } = new MessageChannel();
+    space.ports.push(port1, port2);
+    creator.backend.adopt(port1, worker);
+    return port2;
+  }, { clientId, log: quiet, liveness });
+  client.locks = createLockManager(client.backend);
+  /** The hub's side of the worker's connection (found once the hub adopted it). */
+  client.hubSide = () => [...space.hub.connections].find((conn) => conn.clientId === clientId);
+  return client;
+}
+
+test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
+  // Firefox: a busy worker (no sentinel there, js/browser/context.js) is silent for as long as its task runs.
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const space = await lockSpace(t, liveness);
+  const creator = space.client('creator', liveness);
+  const bystander = space.client('bystander', liveness);
+  const worker = workerOf(space, creator, 1, 'worker', liveness);
+  const held = requestHandle(worker.locks, 'x');
+  await held.granted;
+  const waiting = requestHandle(bystander.locks, 'x');
+  await until(() => space.hub.connections.size === 3 && worker.hubSide()?.tokens.size === 1, 'the worker holds x');
+  worker.hubSide().port.onmessage = null; // the worker is busy: the hub hears nothing from it
+  await new Promise((resolve) => setTimeout(resolve, liveness.DEAD_AFTER * 4));
+  assert.equal(space.hub.clientIds.has('worker'), true, 'the silent worker was not declared dead: its creator lives');
+  assert.equal(worker.backend.stats.declaredDead, 0);
+  // Another context cannot end it: worker numbers are looked up among the sender's own workers.
+  bystander.backend.send({ t: 'ended', worker: 1 });
+  await new Promise((resolve) => setTimeout(resolve, liveness.TICK * 3));
+  assert.equal(space.hub.clientIds.has('worker'), true, 'an ended message from another context did nothing');
+  creator.backend.workerEnded(1);
+  await waiting.granted;
+  assert.equal(space.hub.clientIds.has('worker'), false, 'the terminated worker was declared dead');
+  waiting.release();
+});
+
+test('a dedicated worker without a sentinel goes with its creator when its creator is declared dead', async (t) => {
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const space = await lockSpace(t, liveness);
+  const creator = space.client('creator', liveness);
+  const bystander = space.client('bystander', liveness);
+  const worker = workerOf(space, creator, 1, 'worker', liveness);
+  const held = requestHandle(worker.locks, 'x');
+  await held.granted;
+  const waiting = requestHandle(bystander.locks, 'x');
+  await until(() => worker.hubSide()?.tokens.size === 1, 'the worker holds x');
+  // The creator's process crashed: neither it nor its worker is heard again.
+  worker.hubSide().port.onmessage = null;
+  creator.hubPort.onmessage = null;
+  await waiting.granted;
+  assert.equal(space.hub.clientIds.has('worker'), false, 'the worker went with its creator');
+  waiting.release();
 });
