@@ -460,8 +460,8 @@ function workerOf(space, creator, worker, clientId, liveness) {
   return client;
 }
 
-test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
-  // Firefox: a busy worker (no sentinel there, js/browser/context.js) is silent for as long as its task runs.
+/** A creator's worker without a sentinel holds x; a bystander waits for it. */
+async function workerHoldsBystanderWaits(t) {
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   const creator = space.client('creator', liveness);
@@ -471,6 +471,12 @@ test('a dedicated worker without a sentinel keeps its locks while it is silent a
   await held.granted;
   const waiting = requestHandle(bystander.locks, 'x');
   await until(() => space.hub.connections.size === 3 && worker.hubSide()?.tokens.size === 1, 'the worker holds x');
+  return { liveness, space, creator, bystander, worker, waiting };
+}
+
+test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
+  // Firefox: a busy worker (no sentinel there, js/browser/context.js) is silent for as long as its task runs.
+  const { liveness, space, creator, bystander, worker, waiting } = await workerHoldsBystanderWaits(t);
   worker.hubSide().port.onmessage = null; // the worker is busy: the hub hears nothing from it
   await new Promise((resolve) => setTimeout(resolve, liveness.DEAD_AFTER * 4));
   assert.equal(space.hub.clientIds.has('worker'), true, 'the silent worker was not declared dead: its creator lives');
@@ -486,15 +492,7 @@ test('a dedicated worker without a sentinel keeps its locks while it is silent a
 });
 
 test('a dedicated worker without a sentinel goes with its creator when its creator is declared dead', async (t) => {
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
-  const space = await lockSpace(t, liveness);
-  const creator = space.client('creator', liveness);
-  const bystander = space.client('bystander', liveness);
-  const worker = workerOf(space, creator, 1, 'worker', liveness);
-  const held = requestHandle(worker.locks, 'x');
-  await held.granted;
-  const waiting = requestHandle(bystander.locks, 'x');
-  await until(() => worker.hubSide()?.tokens.size === 1, 'the worker holds x');
+  const { space, creator, worker, waiting } = await workerHoldsBystanderWaits(t);
   // The creator's process crashed: neither it nor its worker is heard again.
   worker.hubSide().port.onmessage = null;
   creator.hubPort.onmessage = null;
