@@ -10,28 +10,99 @@ namespace wl {
 namespace {
 
 // ---- client inbox: events to a client, and its doorbell ----
+// The inbox is a chain of fixed-size segments (state.h, InboxSegment) plus spare ones. Room for
+// every event a client's entries may still cause is reserved when an entry is made (a pending
+// request may still be granted and stolen, a held lock stolen: two events each, counted for every
+// entry), so that posting an event never allocates. Room grows and shrinks a segment at a time.
 
-// Capacity the inbox needs so that events can later be posted without allocating: every
-// pending request may still produce two events (granted, stolen), a held lock one (stolen).
-uint32_t inbox_needed(const Client* client, uint32_t extra_entries) {
-  return client->header.inbox_count + 2 * (client->entry_count + extra_entries);
+constexpr uint32_t kSegmentEvents = InboxSegment::kEvents;
+
+// Events that can be posted without taking a new segment from the allocator.
+uint32_t inbox_room(const Client* client) {
+  uint32_t in_tail = client->inbox_tail ? kSegmentEvents - client->inbox_tail_index : 0;
+  return in_tail + client->inbox_spare_count * kSegmentEvents;
 }
 
-bool reserve_inbox(Engine* engine, Client* client, uint32_t extra_entries) {
-  uint32_t needed = inbox_needed(client, extra_entries);
-  if (needed <= client->inbox_capacity) return true;
-  uint32_t capacity = client->inbox_capacity ? client->inbox_capacity : 8;
-  while (capacity < needed) capacity *= 2;
-  wl_event_record* grown = arena_new_array<wl_event_record>(&engine->arena, capacity);
-  if (!grown) return false;
-  uint32_t count = client->header.inbox_count;
-  for (uint32_t i = 0; i < count; i++)  // a fresh block
-    grown[i] = client->inbox[(client->inbox_head + i) & (client->inbox_capacity - 1)];
-  if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
-  put(client->inbox, grown);
-  put(client->inbox_capacity, capacity);
-  put(client->inbox_head, 0u);
+uint32_t room_needed(const Client* client, uint32_t extra_entries) {
+  return 2 * (client->entry_count + extra_entries);
+}
+
+void push_spare(Client* client, InboxSegment* segment) {
+  put(segment->next, client->inbox_spare);
+  put(client->inbox_spare, segment);
+  put(client->inbox_spare_count, client->inbox_spare_count + 1);
+}
+
+void free_segments(Engine* engine, InboxSegment* chain) {
+  while (chain) {
+    InboxSegment* next = chain->next;
+    arena_free(&engine->arena, chain, sizeof(InboxSegment));
+    chain = next;
+  }
+}
+
+// Makes room for the events of `extra_entries` more entries. *added: the segments it took, which
+// give_back_reserved() returns if the call fails later.
+bool reserve_inbox(Engine* engine, Client* client, uint32_t extra_entries, uint32_t* added) {
+  *added = 0;
+  uint32_t needed = room_needed(client, extra_entries);
+  uint32_t room = inbox_room(client);
+  if (room >= needed) return true;
+  // The new segments are chained first (fresh blocks: no undo records) and given back if one
+  // cannot be had, so that a failure leaves the client as it was.
+  InboxSegment* first = nullptr;
+  InboxSegment* last = nullptr;
+  uint32_t count = 0;
+  for (; room < needed; room += kSegmentEvents, count++) {
+    auto* segment = static_cast<InboxSegment*>(arena_alloc(&engine->arena, sizeof(InboxSegment)));
+    if (!segment) {
+      free_segments(engine, first);
+      return false;
+    }
+    segment->next = first;
+    first = segment;
+    if (!last) last = segment;
+  }
+  last->next = client->inbox_spare;
+  put(client->inbox_spare, first);
+  put(client->inbox_spare_count, client->inbox_spare_count + count);
+  *added = count;
   return true;
+}
+
+// Frees the `added` segments reserve_inbox() just put at the front of the spares.
+void give_back_reserved(Engine* engine, Client* client, uint32_t added) {
+  for (; added; added--) {
+    InboxSegment* segment = client->inbox_spare;
+    put(client->inbox_spare, segment->next);
+    put(client->inbox_spare_count, client->inbox_spare_count - 1);
+    arena_free(&engine->arena, segment, sizeof(InboxSegment));
+  }
+}
+
+// Gives back spare segments while more than a segment of room beyond the need would remain (the
+// slack keeps a request and release in turn from taking and freeing a segment each time).
+void trim_inbox(Engine* engine, Client* client) {
+  uint32_t keep = room_needed(client, 0) + kSegmentEvents;
+  uint32_t room = inbox_room(client);
+  while (client->inbox_spare_count && room >= keep + kSegmentEvents) {
+    InboxSegment* segment = client->inbox_spare;
+    put(client->inbox_spare, segment->next);
+    put(client->inbox_spare_count, client->inbox_spare_count - 1);
+    arena_free(&engine->arena, segment, sizeof(InboxSegment));
+    room -= kSegmentEvents;
+  }
+}
+
+void free_inbox(Engine* engine, Client* client) {
+  free_segments(engine, client->inbox_head);
+  free_segments(engine, client->inbox_spare);
+  put(client->inbox_head, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_tail, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_head_index, 0u);
+  put(client->inbox_tail_index, 0u);
+  put(client->inbox_spare, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_spare_count, 0u);
 }
 
 void set_inbox_count(Client* client, uint32_t count) {
@@ -47,12 +118,29 @@ void ring_doorbell(Client* client) {
 
 // Room is guaranteed by reserve_inbox() when the entry was created.
 void post_event(Client* client, uint32_t type, double id) {
-  uint32_t count = client->header.inbox_count;
-  wl_event_record& record = client->inbox[(client->inbox_head + count) & (client->inbox_capacity - 1)];
+  InboxSegment* tail = client->inbox_tail;
+  uint32_t at = client->inbox_tail_index;
+  if (!tail || at == kSegmentEvents) {  // the next segment: a spare one
+    InboxSegment* segment = client->inbox_spare;
+    put(client->inbox_spare, segment->next);
+    put(client->inbox_spare_count, client->inbox_spare_count - 1);
+    put(segment->next, static_cast<InboxSegment*>(nullptr));
+    if (tail) {
+      put(tail->next, segment);
+    } else {
+      put(client->inbox_head, segment);
+      put(client->inbox_head_index, 0u);
+    }
+    put(client->inbox_tail, segment);
+    tail = segment;
+    at = 0;
+  }
+  wl_event_record& record = tail->events[at];
   put(record.type, type);
   put(record.reserved, 0u);
   put(record.id, id);
-  set_inbox_count(client, count + 1);
+  put(client->inbox_tail_index, at + 1);
+  set_inbox_count(client, client->header.inbox_count + 1);
   ring_doorbell(client);
 }
 
@@ -73,6 +161,7 @@ void forget_entry(Engine* engine, Entry* entry) {
   (entry->state == EntryState::kHeld ? client->held : client->pending).remove(entry);
   put(client->entry_count, client->entry_count - 1);
   engine->entries.give_back(entry);
+  trim_inbox(engine, client);
 }
 
 // Drops a queue that has neither held locks nor pending requests (unobservable in the spec,
@@ -144,9 +233,12 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
   put(client->held.head, static_cast<Entry*>(nullptr));
   put(client->held.tail, static_cast<Entry*>(nullptr));
   put(client->entry_count, 0u);
-  put(client->inbox, static_cast<wl_event_record*>(nullptr));
-  put(client->inbox_capacity, 0u);
-  put(client->inbox_head, 0u);
+  put(client->inbox_head, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_tail, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_head_index, 0u);
+  put(client->inbox_tail_index, 0u);
+  put(client->inbox_spare, static_cast<InboxSegment*>(nullptr));
+  put(client->inbox_spare_count, 0u);
   put(client->name_buffer, static_cast<uint16_t*>(nullptr));
   put(client->name_buffer_length, 0u);
   set_inbox_count(client, 0);
@@ -170,11 +262,13 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
   // Allocate everything first: the entry slot, inbox room, the queue of a new name.
   bool too_many = false;
   if (!engine->entries.reserve(&engine->arena, &too_many)) return too_many ? WL_TOO_MANY : WL_NO_MEMORY;
-  if (!reserve_inbox(engine, client, 1)) return WL_NO_MEMORY;
+  uint32_t added_segments = 0;
+  if (!reserve_inbox(engine, client, 1, &added_segments)) return WL_NO_MEMORY;
   if (!queue) {
-    if (!reserve_name(engine)) return WL_NO_MEMORY;
-    queue = new_queue(engine, name, length, hash);
-    if (!queue) return WL_NO_MEMORY;
+    if (!reserve_name(engine) || !(queue = new_queue(engine, name, length, hash))) {
+      give_back_reserved(engine, client, added_segments);  // a failed call leaves no trace in use
+      return WL_NO_MEMORY;
+    }
     insert_queue(engine, queue);
   }
 
@@ -262,26 +356,39 @@ void agent_termination(Engine* engine, Client* client) {
   // the held lock set in the spec's order.
   while (Entry* lock = client->held.head) release_a_lock(engine, client, id_of(lock));
 
-  if (client->inbox_capacity) arena_free_array(&engine->arena, client->inbox, client->inbox_capacity);
+  free_inbox(engine, client);
   if (client->id_length) arena_free_array(&engine->arena, client->id, client->id_length);
   set_name_buffer(engine, client, 0);
-  put(client->inbox, static_cast<wl_event_record*>(nullptr));
-  put(client->inbox_capacity, 0u);
   set_inbox_count(client, 0);
   engine->open_clients.remove(client);
   engine->clients.give_back(client);
   ring_doorbell(client);  // a waiter on this doorbell wakes and finds its client gone
 }
 
-uint32_t take_events(Client* client, wl_event_record* out, uint32_t capacity) {
+uint32_t take_events(Engine* engine, Client* client, wl_event_record* out, uint32_t capacity) {
   uint32_t count = client->header.inbox_count;
   if (count > capacity) count = capacity;
-  for (uint32_t i = 0; i < count; i++)
-    out[i] = client->inbox[(client->inbox_head + i) & (client->inbox_capacity - 1)];
-  if (count) {
-    put(client->inbox_head, (client->inbox_head + count) & (client->inbox_capacity - 1));
-    set_inbox_count(client, client->header.inbox_count - count);
+  if (!count) return 0;
+  InboxSegment* head = client->inbox_head;
+  uint32_t at = client->inbox_head_index;
+  for (uint32_t i = 0; i < count; i++) {
+    out[i] = head->events[at++];
+    if (at == kSegmentEvents && head != client->inbox_tail) {  // read to its end: a spare again
+      InboxSegment* next = head->next;
+      push_spare(client, head);
+      head = next;
+      at = 0;
+    }
   }
+  uint32_t left = client->header.inbox_count - count;
+  if (!left) {  // head and tail are one segment now: start it over
+    at = 0;
+    put(client->inbox_tail_index, 0u);
+  }
+  put(client->inbox_head, head);
+  put(client->inbox_head_index, at);
+  set_inbox_count(client, left);
+  trim_inbox(engine, client);
   return count;
 }
 

@@ -14,7 +14,7 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
                        uint32_t mode, uint32_t wait_mode, double* id);
 bool release_a_lock(Engine* engine, Client* client, double id);
 bool abort_a_request(Engine* engine, Client* client, double id);
-uint32_t take_events(Client* client, wl_event_record* out, uint32_t capacity);
+uint32_t take_events(Engine* engine, Client* client, wl_event_record* out, uint32_t capacity);
 uint64_t snapshot_size(Engine* engine);
 void snapshot_the_lock_state(Engine* engine, void* out);
 int32_t snapshot_into_pieces(Engine* engine, wl_snapshot_piece** first);

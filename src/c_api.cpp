@@ -194,7 +194,7 @@ int32_t wl_take_events(wl_engine* handle, double client_handle, wl_event_record*
   Client* client = engine->clients.find(client_handle);
   if (!client) return WL_BAD_CLIENT;
   if (capacity > 0x7fffffffu) capacity = 0x7fffffffu;
-  return static_cast<int32_t>(wl::take_events(client, out, capacity));
+  return static_cast<int32_t>(wl::take_events(engine, client, out, capacity));
 }
 
 int32_t wl_snapshot(wl_engine* handle, void* out, uint32_t capacity) {

@@ -54,6 +54,16 @@ struct NameTable {
   uint32_t count;
 };
 
+// A piece of a client's event inbox. The inbox is a chain of these (oldest events first) plus a
+// list of spare ones, never one large block: memory freed in small pieces (names, queue records)
+// and merged can hold an inbox of any size (docs/reliability.md, Finding 4).
+struct InboxSegment {
+  static constexpr uint32_t kEvents = 15;  // with the link, 256 bytes: one arena size class
+  InboxSegment* next;
+  alignas(16) wl_event_record events[kEvents];
+};
+static_assert(sizeof(InboxSegment) == 256, "an inbox segment fills its size class");
+
 struct Client {
   wl_client_header header;  // first: the doorbell and inbox count (layout.h)
   uint32_t slot, generation, next_free;
@@ -65,9 +75,14 @@ struct Client {
   ClientList pending;  // its lock requests, in request order
   ClientList held;     // its locks, in grant order (the order of the held lock set, 2.6 step 2)
   uint32_t entry_count;
-  wl_event_record* inbox;   // a ring
-  uint32_t inbox_capacity;  // a power of two
-  uint32_t inbox_head;
+  // Undelivered events run from inbox_head[inbox_head_index] to inbox_tail[inbox_tail_index]
+  // (exclusive) along the chain; both null until the first event, then the tail is always in use.
+  InboxSegment* inbox_head;
+  InboxSegment* inbox_tail;
+  uint32_t inbox_head_index;
+  uint32_t inbox_tail_index;  // up to kEvents: the tail is full, the next event starts a spare
+  InboxSegment* inbox_spare;  // segments reserved for events to come, linked through next
+  uint32_t inbox_spare_count;
   uint16_t* name_buffer;    // wl_name_buffer: where its agent writes a long name (or null)
   uint32_t name_buffer_length;
 };

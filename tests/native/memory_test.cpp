@@ -283,3 +283,48 @@ TEST(NameBuffer, ABufferThatCannotBeHadFailsWithNoMemoryAndChangesNothing) {
   EXPECT_EQ(wl_name_buffer(engine.get(), a, 1u << 22, &buffer), WL_NO_MEMORY);
   EXPECT_EQ(reinterpret_cast<wl::Engine*>(engine.get())->clients.find(a)->name_buffer, kept) << "the old buffer is still the client's";
 }
+
+// The event inbox is a chain of fixed-size segments (src/state.h, InboxSegment), so it never
+// needs one large block, and gives back what its entries no longer need.
+TEST(Inbox, AClientThatKeepsItsLocksTakesAboutAsManyNewNamesAsAnotherReleased) {
+  // Finding 4's last case: the filler releases all but 100 of its names; the bystander, which
+  // kept its lock all along, takes new names in the freed memory. Its inbox used to double in one
+  // block, which the merged pieces could not hold past about half of them.
+  EngineHandle engine;
+  double bystander = engine.open(u"bystander"), filler = engine.open(u"filler");
+  RequestResult kept = engine.request(bystander, u"kept");
+  ASSERT_EQ(engine.request(filler, u"kept").status, WL_QUEUED);
+  ASSERT_EQ(wl_set_memory_limit(engine.get(), 14 * 65536), 0);
+  std::vector<double> ids = fill(engine, filler, "name-", 0);
+  ASSERT_GT(ids.size(), 1000u);
+  size_t released = ids.size() - 100;
+  for (size_t i = 0; i < released; i++) ASSERT_EQ(engine.release(filler, ids[i]), 1);
+  ASSERT_EQ(engine.release(bystander, kept.id), 1);
+  EXPECT_EQ(engine.events(filler).size(), 1u);
+  std::vector<double> again = fill(engine, bystander, "again-", 0);
+  EXPECT_GE(again.size(), released * 9 / 10) << "of " << released << " released";
+}
+
+TEST(Inbox, SegmentsItsEntriesNoLongerNeedAreGivenBack) {
+  EngineHandle engine;
+  double holder = engine.open(u"holder");
+  RequestResult held = engine.request(holder, u"n");
+  // A first client queues and goes, so that the id tables are as large as the second one needs.
+  double first = engine.open(u"first");
+  for (int i = 0; i < 1000; i++) engine.request(first, u"n", WL_SHARED);
+  engine.close(first);
+  double waiter = engine.open(u"waiter");
+  const double before = engine.stats().in_use_bytes;
+  std::vector<double> ids;
+  for (int i = 0; i < 1000; i++) ids.push_back(engine.request(waiter, u"n", WL_SHARED).id);
+  EXPECT_GT(engine.stats().in_use_bytes, before + 1000 * 2 * sizeof(wl_event_record)) << "room for 2 events each";
+  for (double id : ids) ASSERT_EQ(engine.abort(waiter, id), 1);
+  EXPECT_LE(engine.stats().in_use_bytes, before + 2 * sizeof(wl::InboxSegment)) << "at most two segments stay";
+  // And after events were delivered through many segments.
+  ids.clear();
+  for (int i = 0; i < 1000; i++) ids.push_back(engine.request(waiter, u"n", WL_SHARED).id);
+  ASSERT_EQ(engine.release(holder, held.id), 1);
+  EXPECT_EQ(engine.events(waiter).size(), 1000u);
+  for (double id : ids) ASSERT_EQ(engine.release(waiter, id), 1);
+  EXPECT_LE(engine.stats().in_use_bytes, before + 2 * sizeof(wl::InboxSegment)) << "at most two segments stay";
+}

@@ -171,8 +171,51 @@ void check_invariants(wl_engine* handle) {
   }
   ASSERT_EQ(engine->arena.obtained_bytes - free_bytes - static_cast<double>(engine->arena.bump_end - engine->arena.bump),
             wl::arena_in_use_bytes(&engine->arena));
+  // Each open client's inbox: its chain holds exactly the undelivered events, its spare list is as
+  // long as counted, its room covers every event its entries may still cause, and none of its
+  // segments is also free.
+  constexpr uint32_t kEvents = wl::InboxSegment::kEvents;
+  uint32_t open = 0;
+  for (wl::Client* c = engine->open_clients.head; c; c = c->open_link.next) {
+    ASSERT_LT(++open, kWalkLimit);
+    auto add_segment = [&](wl::InboxSegment* segment) {
+      uintptr_t start = reinterpret_cast<uintptr_t>(segment);
+      blocks.push_back({start, start + sizeof(wl::InboxSegment)});
+    };
+    uint32_t events = 0;
+    if (!c->inbox_head) {
+      ASSERT_EQ(c->inbox_tail, nullptr);
+    } else {
+      ASSERT_NE(c->inbox_tail, nullptr);
+      ASSERT_EQ(c->inbox_tail->next, nullptr);
+      ASSERT_LE(c->inbox_tail_index, kEvents);
+      uint32_t from = c->inbox_head_index, segments = 0;
+      for (wl::InboxSegment* s = c->inbox_head;; s = s->next, from = 0) {
+        ASSERT_NE(s, nullptr) << "the tail is on the chain";
+        ASSERT_LT(++segments, kWalkLimit);
+        add_segment(s);
+        uint32_t to = s == c->inbox_tail ? c->inbox_tail_index : kEvents;
+        ASSERT_LE(from, to);
+        events += to - from;
+        if (s == c->inbox_tail) break;
+      }
+    }
+    ASSERT_EQ(events, c->header.inbox_count);
+    uint32_t spares = 0;
+    for (wl::InboxSegment* s = c->inbox_spare; s; s = s->next) {
+      ASSERT_LT(++spares, kWalkLimit);
+      add_segment(s);
+    }
+    ASSERT_EQ(spares, c->inbox_spare_count);
+    uint32_t owed = 0;  // a pending request may be granted and stolen, a held lock stolen
+    for (wl::Entry* e = c->pending.head; e; e = e->client_link.next) owed += 2;
+    for (wl::Entry* e = c->held.head; e; e = e->client_link.next) owed += 1;
+    uint32_t room = (c->inbox_tail ? kEvents - c->inbox_tail_index : 0) + spares * kEvents;
+    ASSERT_GE(room, owed) << "posting an event never needs memory";
+  }
+  ASSERT_EQ(open, engine->clients.live_count);
   std::sort(blocks.begin(), blocks.end());
-  for (size_t i = 1; i < blocks.size(); i++) ASSERT_LE(blocks[i - 1].second, blocks[i].first) << "free blocks overlap";
+  for (size_t i = 1; i < blocks.size(); i++) ASSERT_LE(blocks[i - 1].second, blocks[i].first) << "free blocks or inbox segments overlap";
 }
 
 // Runs `call` as the dying owner, dying before its `writes`-th recorded write. Returns true if
@@ -400,4 +443,83 @@ TEST(DeadHolderRecovery, ReplacingANameBufferIsUndoneAtEveryCut) {
          ASSERT_EQ(wl_name_buffer(engine.get(), w.d, 100, &buffer), 0);
        },
        [](wl_engine* e, World& w) { uint16_t* buffer = nullptr; return wl_name_buffer(e, w.d, 5000, &buffer); }});
+}
+
+// The event inbox is a chain of segments (src/state.h, InboxSegment): a call that takes a new
+// segment, posts across a segment's end, or gives read and surplus segments back.
+namespace {
+wl::Client* client_of(EngineHandle& engine, double handle) {
+  return reinterpret_cast<wl::Engine*>(engine.get())->clients.find(handle);
+}
+uint32_t room_of(const wl::Client* client) {
+  constexpr uint32_t kEvents = wl::InboxSegment::kEvents;
+  return (client->inbox_tail ? kEvents - client->inbox_tail_index : 0) + client->inbox_spare_count * kEvents;
+}
+// The dying owner's client stays open when a waiter frees the mutex first: its inbox is checked
+// as the rollback left it, before its owner's clients are closed.
+void run_both(const Scenario& scenario) {
+  run(scenario);
+  if (!::testing::Test::HasFatalFailure()) run(scenario, Recovery::kWaiterFreesMutexFirst);
+}
+}  // namespace
+
+TEST(DeadHolderRecovery, ARequestWhoseInboxGrowsByASegmentIsUndoneAtEveryCut) {
+  run_both({"request growing the inbox by a segment",
+       [](EngineHandle& engine, World& w) {
+         wl::Client* d = client_of(engine, w.d);
+         for (int i = 0; room_of(d) >= 2 * (d->entry_count + 1); i++) engine.request(w.d, name_of("seg-" + std::to_string(i)));
+         ASSERT_GT(d->inbox_spare_count + (d->inbox_tail != nullptr), 0u);
+       },
+       [](wl_engine* e, World& w) { double id; const uint16_t n[] = {'z'}; return wl_request(e, w.d, n, 1, WL_EXCLUSIVE, WL_WAIT, &id); }});
+}
+
+TEST(DeadHolderRecovery, AReleaseWhoseGrantsFillSeveralInboxSegmentsIsUndoneAtEveryCut) {
+  // b waits with 40 shared requests behind a's lock: the release posts 40 events to b, after the
+  // 4 it has not taken yet, across the ends of three segments (b's events are observed).
+  run_both({"release posting across inbox segments",
+       [](EngineHandle& engine, World& w) {
+         double before = engine.request(w.a, u"before").id;
+         for (int i = 0; i < 4; i++) ASSERT_EQ(engine.request(w.b, u"before", WL_SHARED).status, WL_QUEUED);
+         ASSERT_EQ(engine.release(w.a, before), 1);
+         ASSERT_EQ(client_of(engine, w.b)->header.inbox_count, 4u);
+         w.ids.push_back(engine.request(w.a, u"many").id);  // 9
+         for (int i = 0; i < 40; i++) ASSERT_EQ(engine.request(w.b, u"many", WL_SHARED).status, WL_QUEUED);
+       },
+       [](wl_engine* e, World& w) { return wl_release(e, w.a, w.ids[9]); }});
+}
+
+TEST(DeadHolderRecovery, TakingEventsThatGivesSegmentsBackIsUndoneAtEveryCut) {
+  // d has 40 undelivered grants in three segments and holds only 10 locks once most are
+  // released: taking the events moves the read segments to its spares and frees those beyond need.
+  run_both({"take events across segments, freeing spares",
+       [](EngineHandle& engine, World& w) {
+         double many = engine.request(w.a, u"many").id;
+         std::vector<double> ids;
+         for (int i = 0; i < 40; i++) ids.push_back(engine.request(w.d, u"many", WL_SHARED).id);
+         ASSERT_EQ(engine.release(w.a, many), 1);
+         for (int i = 0; i < 30; i++) ASSERT_EQ(engine.release(w.d, ids[i]), 1);
+         wl::Client* d = client_of(engine, w.d);
+         ASSERT_NE(d->inbox_head, d->inbox_tail) << "the events span segments";
+         ASSERT_GT(d->header.inbox_count, 30u);
+       },
+       [](wl_engine* e, World& w) { wl_event_record out[64]; return wl_take_events(e, w.d, out, 64); }});
+}
+
+TEST(DeadHolderRecovery, AReleaseThatGivesASpareInboxSegmentBackIsUndoneAtEveryCut) {
+  // d holds 30 more locks, then releases them until its next release leaves more than two
+  // segments of room beyond what its entries may still cause: that release frees a spare.
+  run_both({"release freeing a spare inbox segment",
+            [](EngineHandle& engine, World& w) {
+              std::vector<double> ids;
+              for (int i = 0; i < 30; i++) ids.push_back(engine.request(w.d, name_of("spare-" + std::to_string(i))).id);
+              wl::Client* d = client_of(engine, w.d);
+              constexpr uint32_t kEvents = wl::InboxSegment::kEvents;
+              while (room_of(d) < 2 * (d->entry_count - 1) + 2 * kEvents) {
+                ASSERT_EQ(engine.release(w.d, ids.back()), 1);
+                ids.pop_back();
+              }
+              ASSERT_GT(d->inbox_spare_count, 0u);
+              w.ids.push_back(ids.back());  // 9
+            },
+            [](wl_engine* e, World& w) { return wl_release(e, w.d, w.ids[9]); }});
 }

@@ -59,9 +59,10 @@ test('requests on new names until memory cannot grow fail with NO_MEMORY and dis
   assert.equal(engine.release(bystander, kept.id), true);
   assert.deepEqual(engine.takeEvents(filler), [{ type: api.EVENT.granted, id: waiting.id }]);
 
-  // Service resumes once memory is freed: new requests are granted again, but not one per freed
-  // entry: the bystander's inbox (room for an event per lock) needs one contiguous block, 16 KiB
-  // once it holds 512 locks, and the freed pieces are small and not merged (docs/reliability.md,
+  // Service resumes once memory is freed: the bystander, which kept its lock all along, takes
+  // about as many new names as the filler released (not all: the filler keeps 100 names and its
+  // inbox room for them). Its event inbox grows a 256-byte segment at a time, which the freed and
+  // merged pieces hold; an inbox in one block that doubled stopped at 512 of 923 (docs/reliability.md,
   // Finding 4). Once every client has closed, the engine takes exactly as many requests as at first.
   let again = 0;
   try {
@@ -69,7 +70,7 @@ test('requests on new names until memory cannot grow fail with NO_MEMORY and dis
   } catch (error) {
     assert.equal(error.code, 'NO_MEMORY');
   }
-  assert.ok(again >= 500, `${again} of ${released.length} freed entries could be used again`);
+  assert.ok(again >= 0.9 * released.length, `${again} of ${released.length} freed entries could be used again`);
   engine.closeClient(filler);
   engine.closeClient(bystander);
   assert.deepEqual(engine.snapshot(), { held: [], pending: [] });
