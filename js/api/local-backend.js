@@ -5,7 +5,9 @@ import { createLocalEngine } from '../engine/index.js';
 import { EngineBackend, randomClientId } from './engine-backend.js';
 
 /**
- * A backend backed by a backend that is still being created (a Promise). Calls made before it is
+ * A backend backed by a backend that is still being created: `ready` is a Promise of it, or a
+ * function that makes that Promise, called on the first request or query (the backend's code then
+ * loads only when used: the machine lock space, js/node/thread-locks.js). Calls made before it is
  * ready are queued in order under provisional tokens (negative numbers, never engine ids).
  */
 class DeferredBackend {
@@ -16,10 +18,19 @@ class DeferredBackend {
     this.queue = [];          // [provisional token, name, mode, waitMode, listener]
     this.realTokens = new Map(); // provisional token -> the target's token
     this.nextToken = -1;
-    this.ready = ready.then(
-      (target) => { this.target = target; this.flush(); return target; },
-      (error) => { this.error = error; this.flush(); throw error; });
-    this.ready.catch(() => {});
+    this.load = typeof ready === 'function' ? ready : () => ready;
+    this.ready = null;
+    if (typeof ready !== 'function') this.start();
+  }
+
+  start() {
+    if (this.ready === null) {
+      this.ready = Promise.resolve().then(this.load).then(
+        (target) => { this.target = target; this.flush(); return target; },
+        (error) => { this.error = error; this.flush(); throw error; });
+      this.ready.catch(() => {});
+    }
+    return this.ready;
   }
 
   flush() {
@@ -42,6 +53,7 @@ class DeferredBackend {
       queueMicrotask(() => listener.failed(token, this.error));
     } else {
       this.queue.push([token, name, mode, waitMode, listener]);
+      this.start();
     }
     return token;
   }
@@ -69,16 +81,17 @@ class DeferredBackend {
   }
 
   query() {
-    return this.target !== null ? this.target.query() : this.ready.then((target) => target.query());
+    return this.target !== null ? this.target.query() : this.start().then((target) => target.query());
   }
 }
 
-// Listeners are told the token the LockManager knows (the provisional one).
+// Listeners are told the token the LockManager knows (the provisional one), with what the target
+// said (a grant's fencing token, why a lock was lost).
 function tokenTranslator(listener, token) {
   return {
-    granted: () => listener.granted(token),
+    granted: (_, grant) => listener.granted(token, grant),
     notAvailable: () => listener.notAvailable(token),
-    stolen: () => listener.stolen(token),
+    stolen: (_, message) => listener.stolen(token, message),
     failed: (_, error) => listener.failed(token, error),
   };
 }

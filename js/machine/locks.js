@@ -3,6 +3,9 @@
 import { createLockManager } from '../api/index.js';
 import { MachineBackend } from './machine-backend.js';
 import { spaceFiles, defaultFolder, defaultSpaceName } from './place.js';
+import { machineSpaceChosen, chosenSpaceLockManager } from './chosen.js';
+
+export { machineSpaceChosen };
 
 const managers = new Map(); // socket path -> this thread's LockManager on it
 
@@ -18,6 +21,10 @@ export function createMachineLockManager({ space = defaultSpaceName(), folder = 
 /** This thread's one LockManager on a machine lock space (created on first use). */
 export function machineLocks(options = {}) {
   const files = spaceFiles(options.folder ?? defaultFolder(), options.space ?? defaultSpaceName());
+  if (machineSpaceChosen() !== null && files.socket === chosenSpaceFiles().socket) {
+    // The one navigator.locks and weblocks-wasm's `locks` also are (js/node/thread-locks.js).
+    return chosenSpaceLockManager(() => createLockManager(new MachineBackend(files)));
+  }
   let locks = managers.get(files.socket);
   if (locks === undefined) {
     locks = createLockManager(new MachineBackend(files));
@@ -26,11 +33,11 @@ export function machineLocks(options = {}) {
   return locks;
 }
 
-/** The lock space this process opted into (WEBLOCKS_MACHINE_SPACE), or null. */
-export function machineSpaceChosen() {
-  try {
-    return process.env.WEBLOCKS_MACHINE_SPACE || null;
-  } catch {
-    return null; // a runtime that refuses environment access without a permission
-  }
+function chosenSpaceFiles() {
+  return spaceFiles(defaultFolder(), defaultSpaceName());
+}
+
+/** A backend on the lock space this process opted into (for js/node/thread-locks.js). */
+export function chosenSpaceBackend() {
+  return new MachineBackend(chosenSpaceFiles());
 }

@@ -1,12 +1,16 @@
 // This thread's one LockManager in the process-wide lock space, created (engine started) on first
 // use: the ponyfill creates it on import, the polyfill only when it installs. A process that opted
-// into a machine-wide lock space (WEBLOCKS_MACHINE_SPACE, js/machine/) gets that one instead.
+// into a machine-wide lock space (WEBLOCKS_MACHINE_SPACE, js/machine/) gets that one instead, whose
+// code is loaded only then, on the first request or query: other threads never load it (about 10 ms
+// of module loading per thread).
 import './supported-node.js';
 import { createLockManager } from '../api/index.js';
 import { connectThread } from './thread-host.js';
 import { createLockSpace } from './lock-space.js';
 import { ResettableBackend } from './reset-backend.js';
-import { machineLocks, machineSpaceChosen } from '../machine/locks.js';
+import { DeferredBackend } from '../api/local-backend.js';
+import { ThreadKeepAlive } from './keep-alive.js';
+import { machineSpaceChosen, chosenSpaceLockManager } from '../machine/chosen.js';
 
 let locks = null;
 let backend = null; // this thread's client in the process-wide lock space
@@ -14,12 +18,29 @@ let resettable = null; // what the LockManager talks to: `backend`, moved by res
 
 export function threadLocks() {
   if (locks === null) {
-    if (machineSpaceChosen() !== null) return (locks = machineLocks());
+    if (machineSpaceChosen() !== null) return (locks = chosenSpaceLockManager(machineSpaceLocks));
     backend = connectThread();
     resettable = new ResettableBackend(backend);
     locks = createLockManager(resettable);
   }
   return locks;
+}
+
+function machineSpaceLocks() {
+  return createLockManager(new DeferredBackend(undefined, loadMachineSpaceBackend));
+}
+
+// No require(esm) (not on every runtime the package supports): a dynamic import, during which the
+// requests that wait for it keep the thread alive, as a queued request does.
+async function loadMachineSpaceBackend() {
+  const keepAlive = new ThreadKeepAlive();
+  keepAlive.update({ alive: true, waiting: false });
+  try {
+    const machine = await import('../machine/locks.js');
+    return machine.chosenSpaceBackend();
+  } finally {
+    keepAlive.stop();
+  }
 }
 
 /**
