@@ -2,7 +2,8 @@
 // depth, whatever Worker class made it; and memory of dead threads and released names reused.
 // Each scenario runs in a process of its own (fixtures/*-scenario.mjs): a crash, an unhandled
 // rejection or a wedged engine there is a failure here, not a broken test runner.
-// Long versions: WEBLOCKS_LONG=1 (WEBLOCKS_LONG_SECONDS, WEBLOCKS_LONG_THREADS), or run the fixtures directly.
+// Long versions: WEBLOCKS_LONG=1 (WEBLOCKS_LONG_SECONDS, WEBLOCKS_LONG_THREADS, WEBLOCKS_LONG_ATTACHES,
+// WEBLOCKS_LONG_FILL_CYCLES), or run the fixtures directly.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -19,14 +20,17 @@ function scenario(file, config, timeout = 90_000) {
   });
 }
 
-// What every death scenario must end with: no overlap, no call of a live thread refused, nothing
-// of the dead left, the engine's counts back to the main thread's one client, free mutex, empty
-// thread table, and only the main thread's two instances' regions in use.
+// What every death scenario must end with: no overlap, no call of a live thread refused, no damaged
+// entry in any query() answer during the run, nothing of the dead left, the engine's counts back
+// to the main thread's one client, free mutex, empty thread table, and only the main thread's two
+// instances' regions in use.
 function assertWhole(result) {
   assert.equal(result.violations, 0, 'two holders of one exclusive lock at once');
   assert.equal(result.callErrors, 0, 'a live thread\'s lock call failed');
   assert.equal(result.stuckCalls, 0, 'a live thread\'s lock call gave up on a mutex held by a dead thread (STUCK)');
   assert.deepEqual(result.unhandled, []);
+  assert.deepEqual(result.malformed, [], 'query() reported an entry that is not one of ours (damaged engine memory)');
+  assert.ok(result.snapshots > 0);
   assert.equal(result.bystanderDone, true, 'the main thread\'s lock loop was never stuck');
   assert.equal(result.leftHeld + result.leftPending, 0, 'nothing of the dead threads is left held or pending');
   assert.equal(result.grantedAfter, true);
@@ -72,6 +76,17 @@ describe('threads that die with their children running lock calls', { concurrenc
 });
 
 describe('memory of dead threads and released names is reused', { concurrency: 1 }, () => {
+  test('what a thread start does to the engine (attach, lock, wait, end in four ways), repeated: memory flat after the first cycle', async (t) => {
+    // Without the Worker (Node's own ~30-50 ms per start): a million of these take minutes.
+    const attaches = process.env.WEBLOCKS_LONG ? Number(process.env.WEBLOCKS_LONG_ATTACHES ?? 1_000_000) : 4000;
+    const result = await scenario('attach-churn-scenario.mjs', { attaches }, 60_000 + attaches);
+    t.diagnostic(JSON.stringify(result));
+    assert.deepEqual(result.failures, []);
+    assert.deepEqual(result.differences, [], 'memory size, memory in use, regions and counts the same after every cycle');
+    assert.equal(result.atEnd.memoryBytes, result.afterFirstCycle.memoryBytes);
+    assert.deepEqual(result.atEnd.regionPages, result.afterFirstCycle.regionPages);
+  });
+
   test('threads started one after another: memory flat after the first ones', async (t) => {
     const threads = process.env.WEBLOCKS_LONG ? Number(process.env.WEBLOCKS_LONG_THREADS ?? 20000) : 40;
     for (const end of ['return', 'terminate']) {
@@ -103,7 +118,8 @@ describe('memory of dead threads and released names is reused', { concurrency: 1
   });
 
   test('fill the engine, release everything, again: each thread after the first attaches and fills as much, memory flat', async (t) => {
-    const cycles = process.env.WEBLOCKS_LONG ? 100 : 2;
+    // (About 2 s a cycle: each fills 1 GiB of memory with 2 MiB names.)
+    const cycles = process.env.WEBLOCKS_LONG ? Number(process.env.WEBLOCKS_LONG_FILL_CYCLES ?? 100) : 4;
     const result = await scenario('churn-scenario.mjs', { threads: cycles, fill: true, nameUnits: 1 << 20, warmup: 1 }, cycles * 60_000);
     t.diagnostic(JSON.stringify(result));
     assert.deepEqual(result.failures, [], 'a thread could not lock after the engine was filled and emptied');
