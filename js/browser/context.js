@@ -8,7 +8,7 @@
 import { createLockManager } from '../api/index.js';
 import { HUB_NAME, LIVENESS } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
-import { Sentinel, nativeWorker } from './sentinel.js';
+import { Sentinel, nativeWorker, isWebKit } from './sentinel.js';
 import { localHubPort } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
@@ -78,10 +78,12 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // Contexts of the origin-wide hub hear its announcements (the fallback's hub is not origin-wide).
   const viaHub = !forceLocal && (typeof scope.SharedWorker === 'function' || kind === 'dedicated-worker');
   const announcements = viaHub && typeof scope.BroadcastChannel === 'function' ? new scope.BroadcastChannel(hubName) : null;
-  // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
-  const Worker = nativeWorker(scope);
+  // The sentinel answers the hub for this context while its event loop is busy (sentinel.js): a
+  // dedicated worker of its own, or in a WebKit window a shared worker of its own.
+  const sharedSentinel = kind === 'window' && typeof scope.SharedWorker === 'function' && isWebKit(scope);
+  const Worker = sharedSentinel ? scope.SharedWorker : nativeWorker(scope);
   const sentinel = viaHub && Worker !== null && typeof scope.Blob === 'function' && !nestedWorkersMayHang(scope, kind)
-    ? new Sentinel(Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent()) : null;
+    ? new Sentinel(Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent(), { shared: sharedSentinel }) : null;
   backend = new HubBackend(connect, { announcements, identify, sentinel });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.

@@ -5,6 +5,13 @@
 // Locks. It also hears when the hub stops pinging (its timers run at full rate where a background
 // tab's are throttled) and alerts the context, which then checks the hub's identity.
 //
+// WebKit windows: a dedicated worker cannot answer for a busy window there (WebKit sends a page's
+// workers' messages to other processes from the page's main thread), so a window's sentinel is a
+// SharedWorker of its own instead (a unique name). WebKit runs it with the origin's other shared
+// workers, outside the window's process, so a long task of the window does not hold it back, and
+// ends it when its only window goes (measured in WebKitGTK 2.50: it kept beating every 100 ms
+// through a 4 s task of its window, and stopped 28 ms after the window's process was killed).
+//
 // Its script is inline (a Blob URL): nothing more to deploy. Where a Content-Security-Policy
 // forbids blob: workers (worker-src), the context answers for itself as before (a long task of
 // over LIVENESS.DEAD_AFTER then loses its locks) and the console says so once.
@@ -14,11 +21,13 @@ function sentinelMain(silentAfter) {
   let hubPort = null;
   let alarm = 0;
   let answering = false;
+  // Its context: the dedicated worker's own global, or a shared worker's (one) connection.
+  let context = self;
   const arm = () => {
     clearTimeout(alarm);
-    alarm = setTimeout(() => self.postMessage('hub-silent'), silentAfter);
+    alarm = setTimeout(() => context.postMessage('hub-silent'), silentAfter);
   };
-  self.onmessage = (event) => {
+  const fromContext = (event) => {
     const port = event.ports[0];
     if (port === undefined) return;
     if (hubPort !== null) hubPort.close();
@@ -28,11 +37,22 @@ function sentinelMain(silentAfter) {
         port.postMessage({ t: 'pong' });
         arm();
         // Its first answer proves to its context that it runs and the hub hears it (Sentinel.answering).
-        if (!answering) { answering = true; self.postMessage('answering'); }
+        if (!answering) { answering = true; context.postMessage('answering'); }
       }
     };
     arm();
   };
+  if (typeof SharedWorkerGlobalScope === 'function' && self instanceof SharedWorkerGlobalScope) {
+    self.onconnect = (event) => { context = event.ports[0]; context.onmessage = fromContext; };
+  } else {
+    self.onmessage = fromContext;
+  }
+}
+
+/** WebKit (Safari's engine, every browser on iOS): not Chromium's or Gecko's user agent. */
+export function isWebKit(scope) {
+  const agent = String(scope.navigator?.userAgent ?? '');
+  return /AppleWebKit\//.test(agent) && !/\b(?:Chrome|Chromium|Edg)\//.test(agent);
 }
 
 let warned = false;
@@ -47,14 +67,18 @@ export function nativeWorker(scope) {
 
 export class Sentinel {
   /**
-   * @param Worker       the context's native Worker constructor
+   * @param Worker       the context's native Worker constructor, or its SharedWorker constructor
+   *                     (shared: true, WebKit windows)
    * @param silentAfter  ms without a ping from the hub before `onHubSilent` is called (once per silence)
    */
-  constructor(Worker, silentAfter, onHubSilent) {
+  constructor(Worker, silentAfter, onHubSilent, { shared = false } = {}) {
     this.Worker = Worker;
+    this.shared = shared;
     this.silentAfter = silentAfter;
     this.onHubSilent = onHubSilent;
     this.worker = null;
+    this.port = null;     // where the context talks to it: the Worker, or the SharedWorker's port
+    this.handedOut = false; // a port for the hub went to this worker
     this.failed = false;
     this.answered = false; // the sentinel has answered the hub at least once
     this.answering = new Promise((resolve) => { this.onAnswering = resolve; });
@@ -75,9 +99,13 @@ export class Sentinel {
   portForHub() {
     if (this.failed) return null;
     try {
+      // A shared one lives in the hub's process in WebKit: after a hub loss it may be gone, or
+      // relaunched on a port that carries nothing to it. Each new hub gets a fresh one.
+      if (this.shared && this.handedOut) this.retire();
       if (this.worker === null) this.start();
       const channel = new MessageChannel();
-      this.worker.postMessage(null, [channel.port1]);
+      this.port.postMessage(null, [channel.port1]);
+      this.handedOut = true;
       return channel.port2;
     } catch (error) {
       this.fail(error);
@@ -88,12 +116,28 @@ export class Sentinel {
   start() {
     const source = `(${sentinelMain.toString()})(${Number(this.silentAfter)});`;
     const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-    this.worker = new this.Worker(url, { name: 'weblocks-sentinel' });
-    this.worker.onmessage = (event) => {
+    // A shared one's name is its own: another window's must never answer for this one.
+    const name = this.shared ? `weblocks-sentinel-${randomSuffix()}` : 'weblocks-sentinel';
+    const worker = new this.Worker(url, { name });
+    this.worker = worker;
+    this.port = this.shared ? worker.port : worker;
+    this.handedOut = false;
+    this.port.onmessage = (event) => {
+      if (this.worker !== worker) return;
       if (event.data === 'hub-silent') this.onHubSilent();
       else if (event.data === 'answering') { this.answered = true; this.onAnswering(); }
     };
-    this.worker.onerror = (event) => { event.preventDefault?.(); this.fail(new Error(event.message || 'the sentinel worker did not start')); };
+    worker.onerror = (event) => {
+      event.preventDefault?.();
+      if (this.worker === worker) this.fail(new Error(event.message || 'the sentinel worker did not start'));
+    };
+  }
+
+  /** Lets go of a shared sentinel: with no window holding it, the browser ends it. */
+  retire() {
+    try { this.port.close(); } catch { /* gone */ }
+    this.worker = null;
+    this.port = null;
   }
 
   fail(error) {
@@ -104,4 +148,10 @@ export class Sentinel {
       console.warn(`[weblocks] no sentinel worker in this context (${error?.message ?? error}; a Content-Security-Policy worker-src that allows blob: fixes it): the context answers the lock hub itself, so a synchronous task longer than about 1.5 s releases its locks.`);
     }
   }
+}
+
+function randomSuffix() {
+  const c = globalThis.crypto;
+  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }

@@ -31,8 +31,7 @@ async function busyHolderKeepsItsLock(holder, holderPath, waiter, name) {
   expect(await call(waiter, 'settled', waiting)).toMatchObject({ ok: true });
 }
 
-test(`a tab whose callback runs a ${TASK_MS} ms synchronous task keeps its lock until the callback ends`, async ({ openTab, engine }) => {
-  test.skip(engine === 'webkit', 'WebKit routes a page\'s workers\' messages to other processes through the page\'s main thread, so nothing can answer the hub for a busy window: it is declared dead at about 1.5 s (docs/browser.md, "When a live context loses a lock"). Not a pass: the worker cases below run in WebKit');
+test(`a tab whose callback runs a ${TASK_MS} ms synchronous task keeps its lock until the callback ends`, async ({ openTab }) => {
   const host = await openTab();
   await call(host, 'query');
   const [a, b] = await Promise.all([openTab(), openTab()]);
