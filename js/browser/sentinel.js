@@ -99,8 +99,9 @@ export class Sentinel {
   portForHub() {
     if (this.failed) return null;
     try {
-      // A shared one lives in the hub's process in WebKit: after a hub loss it may be gone, or
-      // relaunched on a port that carries nothing to it. Each new hub gets a fresh one.
+      // A shared one runs with the origin's other shared workers, the hub among them: a hub loss
+      // may take it along, or WebKit may relaunch it on a port that carries nothing to it. Each
+      // new hub gets a fresh one.
       if (this.shared && this.handedOut) this.retire();
       if (this.worker === null) this.start();
       const channel = new MessageChannel();
