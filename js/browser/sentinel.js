@@ -49,10 +49,14 @@ function sentinelMain(silentAfter) {
   }
 }
 
-/** WebKit (Safari's engine, every browser on iOS): not Chromium's or Gecko's user agent. */
+/**
+ * WebKit (Safari's engine, every browser on iOS): not Chromium's or Gecko's user agent. No word
+ * boundary before "Chrome": headless Chromium says "HeadlessChrome/" (and iOS browsers, WebKit,
+ * say "CriOS/", "EdgiOS/").
+ */
 export function isWebKit(scope) {
   const agent = String(scope.navigator?.userAgent ?? '');
-  return /AppleWebKit\//.test(agent) && !/\b(?:Chrome|Chromium|Edg)\//.test(agent);
+  return /AppleWebKit\//.test(agent) && !/(?:Chrome|Chromium|Edg)\//.test(agent);
 }
 
 let warned = false;
