@@ -507,7 +507,11 @@ export class Hub {
    * as for any context. Only a connection's own workers can be named.
    */
   workerEnded(conn, worker) {
-    for (const child of conn.children) if (child.workerNo === worker) child.ended = true;
+    for (const child of conn.children) {
+      if (child.workerNo !== worker) continue;
+      child.ended = true;
+      child.lastSeen = Math.max(child.lastSeen, this.now());
+    }
   }
 
   forgetToken(conn, token, record) {
