@@ -94,15 +94,20 @@ void trim_inbox(Engine* engine, Client* client) {
   }
 }
 
-void free_inbox(Engine* engine, Client* client) {
-  free_segments(engine, client->inbox_head);
-  free_segments(engine, client->inbox_spare);
+// An empty inbox: no segments, no spares (logged writes, as every engine write).
+static void clear_inbox(Client* client) {
   put(client->inbox_head, static_cast<InboxSegment*>(nullptr));
   put(client->inbox_tail, static_cast<InboxSegment*>(nullptr));
   put(client->inbox_head_index, 0u);
   put(client->inbox_tail_index, 0u);
   put(client->inbox_spare, static_cast<InboxSegment*>(nullptr));
   put(client->inbox_spare_count, 0u);
+}
+
+void free_inbox(Engine* engine, Client* client) {
+  free_segments(engine, client->inbox_head);
+  free_segments(engine, client->inbox_spare);
+  clear_inbox(client);
 }
 
 void set_inbox_count(Client* client, uint32_t count) {
@@ -233,12 +238,7 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
   put(client->held.head, static_cast<Entry*>(nullptr));
   put(client->held.tail, static_cast<Entry*>(nullptr));
   put(client->entry_count, 0u);
-  put(client->inbox_head, static_cast<InboxSegment*>(nullptr));
-  put(client->inbox_tail, static_cast<InboxSegment*>(nullptr));
-  put(client->inbox_head_index, 0u);
-  put(client->inbox_tail_index, 0u);
-  put(client->inbox_spare, static_cast<InboxSegment*>(nullptr));
-  put(client->inbox_spare_count, 0u);
+  clear_inbox(client);
   put(client->name_buffer, static_cast<uint16_t*>(nullptr));
   put(client->name_buffer_length, 0u);
   set_inbox_count(client, 0);
