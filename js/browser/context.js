@@ -8,22 +8,10 @@
 import { createLockManager } from '../api/index.js';
 import { HUB_NAME, LIVENESS } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
-import { Sentinel, nativeWorker, isWebKit } from './sentinel.js';
+import { Sentinel, sentinelWorkerFor } from './sentinel.js';
 import { localHubPort } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
-
-/**
- * Firefox: a dedicated worker's own `new Worker()` (its sentinel) sometimes never returns, and the
- * worker's thread is stuck for good (measured with Firefox ESR 153: 6 of 24 test runs creating 24
- * workers each, 2 in 55 runs of a single iframe worker; none in 192 workers without a sentinel;
- * blob: and data: URLs alike). A Firefox worker therefore has no sentinel and answers the hub
- * itself: a synchronous task of over ~1.5 s in its callback loses its lock, with an AbortError
- * (docs/browser.md, "When a live context loses a lock"). Firefox windows keep theirs.
- */
-function nestedWorkersMayHang(scope, kind) {
-  return kind === 'dedicated-worker' && /\bFirefox\//.test(String(scope.navigator?.userAgent ?? ''));
-}
 
 export function contextKind(scope = globalThis) {
   if (typeof scope.DedicatedWorkerGlobalScope === 'function' && scope instanceof scope.DedicatedWorkerGlobalScope) return 'dedicated-worker';
@@ -78,12 +66,10 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // Contexts of the origin-wide hub hear its announcements (the fallback's hub is not origin-wide).
   const viaHub = !forceLocal && (typeof scope.SharedWorker === 'function' || kind === 'dedicated-worker');
   const announcements = viaHub && typeof scope.BroadcastChannel === 'function' ? new scope.BroadcastChannel(hubName) : null;
-  // The sentinel answers the hub for this context while its event loop is busy (sentinel.js): a
-  // dedicated worker of its own, or in a WebKit window a shared worker of its own.
-  const sharedSentinel = kind === 'window' && typeof scope.SharedWorker === 'function' && isWebKit(scope);
-  const Worker = sharedSentinel ? scope.SharedWorker : nativeWorker(scope);
-  const sentinel = viaHub && Worker !== null && typeof scope.Blob === 'function' && !nestedWorkersMayHang(scope, kind)
-    ? new Sentinel(Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent(), { shared: sharedSentinel }) : null;
+  // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
+  const sentinelWorker = viaHub ? sentinelWorkerFor(scope, kind) : null;
+  const sentinel = sentinelWorker === null ? null
+    : new Sentinel(sentinelWorker.Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent(), { shared: sentinelWorker.shared });
   backend = new HubBackend(connect, { announcements, identify, sentinel });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.

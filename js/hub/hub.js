@@ -659,7 +659,7 @@ export class Hub {
 }
 
 /**
- * A dedicated worker without a sentinel (Firefox, js/browser/context.js nestedWorkersMayHang; or a
+ * A dedicated worker without a sentinel (Firefox, js/browser/sentinel.js isFirefox; or a
  * Content-Security-Policy without blob: workers) is alive while the context that created it is: a
  * worker ends with its creator (whose liveness the hub follows; its end closes the worker's
  * connections too, close()), by its creator's terminate() (which says so: C.ended, and from then

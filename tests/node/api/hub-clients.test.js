@@ -475,7 +475,7 @@ async function workerHoldsBystanderWaits(t) {
 }
 
 test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
-  // Firefox: a busy worker (no sentinel there, js/browser/context.js) is silent for as long as its task runs.
+  // Firefox: a busy worker (no sentinel there, js/browser/sentinel.js sentinelWorkerFor) is silent for as long as its task runs.
   const { liveness, space, creator, bystander, worker, waiting } = await workerHoldsBystanderWaits(t);
   worker.hubSide().port.onmessage = null; // the worker is busy: the hub hears nothing from it
   await new Promise((resolve) => setTimeout(resolve, liveness.DEAD_AFTER * 4));

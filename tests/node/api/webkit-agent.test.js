@@ -3,7 +3,7 @@
 // which a stopped (SIGSTOP) tab would not stop: the tab would never be declared dead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isWebKit } from '../../../js/browser/sentinel.js';
+import { isWebKit, sentinelWorkerFor } from '../../../js/browser/sentinel.js';
 
 const agents = {
   'Chromium (headless, as the browser tests run it)': ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36', false],
@@ -19,3 +19,18 @@ for (const [browser, [userAgent, webkit]] of Object.entries(agents)) {
     assert.equal(isWebKit({ navigator: { userAgent } }), webkit);
   });
 }
+
+test('which worker can be the sentinel: a SharedWorker in a WebKit window, none in a Firefox dedicated worker, else a dedicated worker', () => {
+  class Worker {}
+  class SharedWorker {}
+  const scope = (userAgent) => ({ navigator: { userAgent }, Blob: class {}, Worker, SharedWorker });
+  const [chromium] = agents['Chromium (headless, as the browser tests run it)'];
+  const [webkit] = agents['WebKitGTK MiniBrowser'];
+  const [firefox] = agents.Firefox;
+  assert.deepEqual(sentinelWorkerFor(scope(webkit), 'window'), { Worker: SharedWorker, shared: true });
+  assert.deepEqual(sentinelWorkerFor(scope(webkit), 'dedicated-worker'), { Worker, shared: false });
+  assert.deepEqual(sentinelWorkerFor(scope(chromium), 'window'), { Worker, shared: false });
+  assert.deepEqual(sentinelWorkerFor(scope(firefox), 'window'), { Worker, shared: false });
+  assert.equal(sentinelWorkerFor(scope(firefox), 'dedicated-worker'), null);
+  assert.equal(sentinelWorkerFor({ ...scope(chromium), Blob: undefined }, 'window'), null);
+});
