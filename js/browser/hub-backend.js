@@ -64,7 +64,7 @@ export class HubBackend {
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
     this.sentinelHeld = false;  // holdForSentinel() ran (once per context)
-    this.sentinelHold = null;   // requests and aborts held back until the sentinel answers: [message, transfer][]
+    this.sentinelHold = null;   // requests, aborts and queries held back until the sentinel answers: [message, transfer][]
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -121,7 +121,8 @@ export class HubBackend {
   // ---- ports ----
 
   send(message, transfer) {
-    if (this.sentinelHold !== null && (message.t === C.request || message.t === C.abort)) {
+    // Queries too: spec 3.2.2 step 4 answers a query after the steps of every request made before it.
+    if (this.sentinelHold !== null && (message.t === C.request || message.t === C.abort || message.t === C.query)) {
       this.sentinelHold.push([message, transfer]);
       if (this.port === null && !this.asleep) this.open(null);
       return;
@@ -177,6 +178,10 @@ export class HubBackend {
       for (const [message, transfer] of held) {
         if (message.t === C.request && !this.records.has(message.token)) continue;
         if (message.t === C.abort && !this.aborts.has(message.token)) continue;
+        if (message.t === C.query) {
+          if (!this.queries.has(message.call)) continue;
+          this.queries.restart(message.call); // its time to answer counts from now
+        }
         this.send(message, transfer);
       }
     });
@@ -215,7 +220,10 @@ export class HubBackend {
     const ask = (message) => (this.sentinelHold !== null ? this.sentinelHold.push([message]) : port.postMessage(message));
     for (const [token, r] of this.records) ask({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
     for (const [token] of this.aborts) ask({ t: C.abort, token });
-    this.askQueriesAgain();
+    for (const call of this.queries.keys()) {
+      this.queries.restart(call);
+      ask({ t: C.query, call });
+    }
   }
 
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */

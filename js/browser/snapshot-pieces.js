@@ -14,6 +14,8 @@ export class PendingQueries {
 
   keys() { return this.calls.keys(); }
 
+  has(call) { return this.calls.has(call); }
+
   add(call, resolve, reject) {
     this.calls.set(call, { resolve, reject, held: [], pending: [], lastProgress: this.now() });
   }

@@ -2,8 +2,9 @@
 // across deploys, or old and new tabs get separate lock spaces). Loads the lock engine and serves
 // every port that connects. Ports that arrive while the engine loads wait: a MessagePort queues
 // messages until it is started.
-import { Hub } from './hub.js';
+import { Hub, randomHubId } from './hub.js';
 import { loadHubEngine } from './load-engine.js';
+import { takeOver } from './succession.js';
 import { PROTOCOL_VERSION, C, H, HUB_NAME } from './protocol.js';
 import { engineWasmUrl } from '../engine/index.js';
 
@@ -30,11 +31,15 @@ self.addEventListener('connect', (event) => {
   else waiting.push(port);
 });
 
-loadHubEngine().then((engine) => {
+const hubId = randomHubId();
+const log = (level, text) => (console[level] ?? console.log).call(console, `[weblocks hub ${hubId.slice(0, 8)}] ${text}`);
+// The lock space is this SharedWorker's (its script URL and name): its record (succession.js)
+// says whether the hub before this one left clients behind.
+Promise.all([loadHubEngine(), takeOver(`${self.name || HUB_NAME} ${self.location.href}`, hubId, { log })]).then(([engine, succession]) => {
   // Announced on the channel named as this SharedWorker: a storage bucket's hub (its own lock
   // space) never disturbs the default one's clients.
   const announce = typeof BroadcastChannel === 'function' ? new BroadcastChannel(self.name || HUB_NAME) : null;
-  hub = new Hub(engine, { announce, hearing: new MessageChannel() });
+  hub = new Hub(engine, { hubId, announce, hearing: new MessageChannel(), succession });
   self.weblocksHub = hub; // for DevTools
   for (const port of waiting.splice(0)) hub.connect(port);
 }, (error) => {

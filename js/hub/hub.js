@@ -14,6 +14,7 @@ import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
 import { resume } from './resume.js';
 import { Hearing } from './hearing.js';
+import { PREDECESSOR } from './succession.js';
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -63,9 +64,14 @@ class Connection {
 export class Hub {
   /**
    * @param engine  an Engine (js/engine): the hub is its only user
-   * @param options { hubId, now, log, setTimer, clearTimer, liveness, hearing }
+   * @param options { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
    *   hearing: a MessageChannel for the hub's echo to itself (hearing.js); without it, silence
    *   always counts
+   *   predecessor: what the hub before this one left behind (succession.js): 'lost' (clients),
+   *   'none' (no claim of a lost hub can be true: none opens the reclaim window), 'unknown'
+   *   (the default: claims are trusted)
+   *   succession: this hub's record (succession.js takeOver): its predecessor, and told when the
+   *   hub has no registered client left (idle) and when it has one again (serving)
    */
   constructor(engine, options = {}) {
     this.engine = engine;
@@ -89,17 +95,24 @@ export class Hub {
     this.reclaimPending = [];   // re-registered waiting requests: [conn, token, seq, arrival]
     this.arrivals = 0;
     this.startedAt = this.now();
+    this.succession = options.succession ?? null;
+    this.predecessor = this.succession?.predecessor ?? options.predecessor ?? PREDECESSOR.unknown;
+    this.recording = false;     // true while the record is being told this hub serves clients again
+    this.refusedClaims = 0;
     this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
     this.timer = setInterval(() => this.tick(), this.liveness.TICK);
     this.reclaimTimer = null;
     // The origin-wide hub announces itself (the in-context fallback does not): contexts that
     // still hold locks under a hub that just died answer, and this hub opens its reclaim window
-    // before a newcomer can be granted what they hold.
+    // before a newcomer can be granted what they hold. A hub whose predecessor left no clients
+    // (succession.js) has no one to wait for.
     this.channel = options.announce ?? null;
     if (this.channel !== null) {
       this.channel.onmessage = (event) => this.heard(event.data);
-      this.reclaimUntil = this.now() + this.liveness.STARTUP_HOLD;
-      this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.STARTUP_HOLD);
+      if (this.predecessor !== PREDECESSOR.none) {
+        this.reclaimUntil = this.now() + this.liveness.STARTUP_HOLD;
+        this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.STARTUP_HOLD);
+      }
       this.channel.postMessage({ t: ANNOUNCE.started, hubId: this.hubId });
     }
   }
@@ -107,8 +120,22 @@ export class Hub {
   /** A context answered the announcement: it held locks or waited under another hub. */
   heard(m) {
     if (m === null || typeof m !== 'object' || m.t !== ANNOUNCE.hadHub || typeof m.hubId !== 'string' || m.hubId === this.hubId) return;
-    const young = this.now() - this.startedAt < this.liveness.RECLAIM_WINDOW * 2;
-    if (young && !this.reclaimStarted) this.openReclaimWindow();
+    this.claimOfLostHub(m.hubId);
+  }
+
+  /**
+   * A context says it held or waited under hub `lostHub`, which is gone. The reclaim window opens
+   * once, only in a young hub (clients notice a loss within ~2 s: an old hub is not the successor
+   * of the one they lost) and only if the previous hub did leave clients behind (succession.js):
+   * otherwise the claim cannot be true, and nothing anyone sends holds grants back.
+   */
+  claimOfLostHub(lostHub) {
+    if (this.reclaimStarted) return;
+    if (this.predecessor === PREDECESSOR.none) {
+      if (this.refusedClaims++ === 0) this.log('warn', `a context claims a lost hub (${String(lostHub).slice(0, 40)}), but the hub before this one ended with no clients: no reclaim window`);
+      return;
+    }
+    if (this.now() - this.startedAt < this.liveness.RECLAIM_WINDOW * 2) this.openReclaimWindow();
   }
 
   log(level, text) {
@@ -281,15 +308,13 @@ export class Hub {
     conn.bellIndex = bell.index;
     conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
     this.clientIds.set(m.clientId, conn);
+    this.serving();
 
     // A client whose hub was lost re-registers here. Its held locks are taken back only by a hub
     // that is not the one it lost (a hub that declared it dead has released them) and only while
     // the reclaim window is open (later, someone else may have held them meanwhile).
-    // The window opens once, and only in a young hub (clients notice a loss within ~2 s): an old
-    // hub is not the successor of the one they lost, and a forged hello cannot stall it.
     const fromLostHub = m.lostHub !== null && m.lostHub !== this.hubId;
-    const young = this.now() - this.startedAt < this.liveness.RECLAIM_WINDOW * 2;
-    if (fromLostHub && young && !this.reclaimStarted) this.openReclaimWindow();
+    if (fromLostHub) this.claimOfLostHub(m.lostHub);
     const inWindow = this.now() < this.reclaimUntil;
     const reclaimed = [];
     // Handed to the engine only after the welcome: a grant must reach the context after the welcome
@@ -311,7 +336,10 @@ export class Hub {
       }
     }
     conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: this.hubId, clientId: m.clientId, reclaimed });
-    for (const token of submitAfterWelcome) this.submit(conn, token);
+    for (const token of submitAfterWelcome) {
+      if (this.holdingBack()) this.deferred.push([conn, token]);
+      else this.submit(conn, token);
+    }
     this.deliverEvents();
     return undefined;
   }
@@ -334,6 +362,26 @@ export class Hub {
     conn.tokens.set(token, record);
   }
 
+  /**
+   * A client registered. A hub that had gone idle (no registered client: its record says it left
+   * none) grants nothing until its record says it serves clients again: were it to die before,
+   * its successor would not wait for this client's locks.
+   */
+  serving() {
+    const recorded = this.succession?.serving();
+    if (!recorded || this.recording) return;
+    this.recording = true;
+    recorded.then(() => {
+      this.recording = false;
+      if (!this.holdingBack()) this.admitDeferred();
+    });
+  }
+
+  /** New requests (and queries) wait: a reclaim window or the start-up hold is open, or the record is being written. */
+  holdingBack() {
+    return this.now() < this.reclaimUntil || this.recording;
+  }
+
   openReclaimWindow() {
     clearTimeout(this.reclaimTimer);
     this.reclaimStarted = true;
@@ -346,14 +394,20 @@ export class Hub {
     this.reclaimUntil = 0;
     // Waiting requests in their order at the lost hub, then what arrived during the window.
     const pending = this.reclaimPending.sort((a, b) => a[2] - b[2] || a[3] - b[3]);
-    const deferred = this.deferred;
     this.reclaimPending = [];
-    this.deferred = [];
     for (const [conn, token] of pending) this.submit(conn, token);
+    const admitted = this.recording ? 0 : this.admitDeferred();
+    if (this.reclaimStarted) this.log('info', `reclaim window closed: ${pending.length} waiting requests re-queued, ${admitted} new ones admitted`);
+  }
+
+  /** The requests held back, in arrival order, then the queries made after them. */
+  admitDeferred() {
+    const deferred = this.deferred;
+    this.deferred = [];
     for (const [conn, token] of deferred) this.submit(conn, token);
     this.deliverEvents();
     for (const [conn, call] of this.deferredQueries.splice(0)) this.query(conn, call);
-    if (this.reclaimStarted) this.log('info', `reclaim window closed: ${pending.length} waiting requests re-queued, ${deferred.length} new ones admitted`);
+    return deferred.length;
   }
 
   // ---- requests ----
@@ -371,7 +425,7 @@ export class Hub {
     }
     conn.maxToken = m.token;
     conn.tokens.set(m.token, { id: 0, state: DEFERRED, entry: m, cost });
-    if (this.now() < this.reclaimUntil) {
+    if (this.holdingBack()) {
       this.deferred.push([conn, m.token]);
       return undefined;
     }
@@ -475,7 +529,7 @@ export class Hub {
     // Spec 3.2.2 step 4: the snapshot is taken on the lock task queue, after the steps of every
     // request made before it. Requests held back by an open window are not in the engine yet:
     // the query waits with them and is answered once they are.
-    if (this.now() < this.reclaimUntil) {
+    if (this.holdingBack()) {
       this.deferredQueries.push([conn, call]);
       return;
     }
@@ -633,6 +687,8 @@ export class Hub {
     this.engine.closeClient(client);
     if (tell) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
     this.deliverEvents();
+    // No registered client left: nobody can hold or wait under this hub, and its record says so.
+    if (this.succession !== null && ![...this.connections].some((c) => c.client !== null)) this.succession.idle();
   }
 
   /** The port is gone for good. */
@@ -672,7 +728,7 @@ function vouchedFor(conn) {
   return conn.sentinel === null && conn.parent !== null && !conn.ended && conn.parent.client !== null && !conn.parent.gone;
 }
 
-function randomHubId() {
+export function randomHubId() {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === 'function') return c.randomUUID();
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;

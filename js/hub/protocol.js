@@ -4,8 +4,12 @@
 // rejected and logged (never thrown into the hub's loop), and every token a message names is looked
 // up in the sending connection's own table, so a client can only touch its own requests and locks.
 
-/** Bumped on any incompatible change. Both sides check it in the handshake. */
-export const PROTOCOL_VERSION = 4;
+/**
+ * Bumped on any incompatible change. Both sides check it in the handshake. 5: hubs keep a
+ * succession record (succession.js); a hub that finds none takes itself for the origin's first, so
+ * it must never serve the survivors of a hub that kept none (those speak 4 and are refused).
+ */
+export const PROTOCOL_VERSION = 5;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';

@@ -68,7 +68,7 @@ export function resume(hub, conn, old, m) {
       const cost = requestCost(entry.name);
       hub.quota.charge(conn, cost);
       conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry, cost });
-      if (hub.now() < hub.reclaimUntil) hub.deferred.push([conn, entry.token]);
+      if (hub.holdingBack()) hub.deferred.push([conn, entry.token]);
       else submitAfterWelcome.push(entry.token);
     }
   }

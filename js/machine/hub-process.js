@@ -9,6 +9,7 @@ import { fs } from '../node/builtin-fs.js';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
+import { PREDECESSOR } from '../hub/succession.js';
 import { loadHubEngine } from '../hub/load-engine.js';
 import { SocketPort } from './socket-port.js';
 import { claimSocket } from './claim.js';
@@ -36,7 +37,8 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 
 const engine = await loadHubEngine({ preferShared: false });
 let closing = false;
-const hub = new Hub(engine, { hubId: randomUUID(), log, liveness: LIVENESS });
+// No claim of a lost hub opens the reclaim window until the pid file says a hub died (below).
+const hub = new Hub(engine, { hubId: randomUUID(), log, liveness: LIVENESS, predecessor: PREDECESSOR.none });
 const server = net.createServer((socket) => {
   if (closing) socket.destroy();
   else hub.connect(new SocketPort(socket));
@@ -53,7 +55,10 @@ const socketInode = fs.lstatSync(files.socket).ino;
 // A pid file left behind is a hub that died (a hub that exits cleanly removes it): its clients
 // re-register what they hold and wait for here, so nothing new is granted before they have.
 const predecessor = readPid(files.pid);
-if (predecessor !== null && predecessor !== process.pid) hub.openReclaimWindow();
+if (predecessor !== null && predecessor !== process.pid) {
+  hub.predecessor = PREDECESSOR.lost;
+  hub.openReclaimWindow();
+}
 writeFileAtomically(files.pid, String(process.pid));
 fs.rmSync(files.starting, { force: true });
 log('info', `serving lock space ${files.space} on ${files.socket} (pid ${process.pid}, ${process.version})`);

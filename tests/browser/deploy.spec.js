@@ -190,18 +190,35 @@ test.describe('on the loopback origin', () => {
   });
 });
 
-test('query() on a fresh hub reflects a request made just before it (spec 3.2.2 step 4: after the earlier requests\' steps)', async ({ openTab }) => {
-  // The first request of this browser context starts the hub, which holds new requests back for
-  // its startup window: the query made right after must still see the lock.
-  const page = await openTab();
-  const state = await page.evaluate(() => {
+/** In `page`: requests `name` (held until the answer comes) and queries at once; the query's answer. */
+function requestThenQuery(page, name) {
+  return page.evaluate((n) => {
     let release;
-    navigator.locks.request('fresh', () => new Promise((r) => { release = r; }));
+    navigator.locks.request(n, () => new Promise((r) => { release = r; }));
     // (Not granted by the time the snapshot arrives: the lock stays held, the assertion says why.)
     return navigator.locks.query().then((s) => { if (release) release(); return s; });
-  });
+  }, name);
+}
+
+test('query() on a fresh hub reflects a request made just before it (spec 3.2.2 step 4: after the earlier requests\' steps)', async ({ openTab }) => {
+  // The first request of this browser context starts the hub (and the context's sentinel): the
+  // query made right after must still see the lock.
+  const page = await openTab();
+  const state = await requestThenQuery(page, 'fresh');
   expect(named(state.held, 'fresh')).toHaveLength(1);
   expect(named(state.pending, 'fresh')).toHaveLength(0);
+});
+
+test('query() right after a new context\'s first request, on a hub that already serves another tab, reflects that request', async ({ openTab }) => {
+  // A context's first requests wait for its sentinel (docs/browser.md, "A context's first requests
+  // wait for its sentinel"); a query made after them waits with them instead of overtaking them.
+  const other = await openTab();
+  const id = await call(other, 'request', 'elsewhere');
+  await call(other, 'granted', id);
+  const state = await requestThenQuery(await openTab(), 'second');
+  expect(named(state.held, 'second')).toHaveLength(1);
+  expect(named(state.held, 'elsewhere')).toHaveLength(1);
+  await call(other, 'release', id);
 });
 
 for (const kind of ['about:blank', 'srcdoc']) {

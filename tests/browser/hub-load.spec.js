@@ -172,3 +172,62 @@ async function browserMemory() {
   for (const [pid, bytes] of rss) if (pid !== String(process.pid) && mine(pid)) total += bytes;
   return total;
 }
+
+/**
+ * In a page: every 100 ms for `seconds`, claims a lost hub twice over: a forged `had-hub` answer on
+ * the hub's channel, and a hello on a new raw connection re-registering `name` as held. Resolves
+ * to what each hello was answered.
+ */
+function forgeClaims(page, { name, seconds, version }) {
+  return page.evaluate(([name, seconds, version]) => new Promise((resolve) => {
+    const channel = new BroadcastChannel('weblocks-wasm-hub');
+    const reclaimed = [];
+    let n = 0;
+    const claim = () => {
+      const i = ++n;
+      channel.postMessage({ t: 'had-hub', hubId: `made-up-${i}` });
+      const { port } = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+      port.onmessage = (event) => {
+        if (event.data.t === 'ping') port.postMessage({ t: 'pong' });
+        if (event.data.t === 'welcome') reclaimed.push(...event.data.reclaimed);
+      };
+      port.postMessage({ t: 'hello', v: version, clientId: `claimant-${i}`, key: `k${i}`, lostHub: `made-up-${i}`, reclaim: [{ token: 1, name, mode: 'exclusive', held: true, seq: null }] });
+    };
+    claim();
+    const timer = setInterval(claim, 100);
+    setTimeout(() => {
+      clearInterval(timer);
+      // The last hellos' welcomes.
+      const done = () => (reclaimed.length >= n ? resolve({ claims: n, reclaimed }) : setTimeout(done, 20));
+      done();
+    }, seconds * 1000);
+  }), [name, seconds, version]);
+}
+
+test('claims of a lost hub forged from the hub\'s first moment open no reclaim window: honest tabs hand off as usual, exclusion holds', async ({ openTab }) => {
+  // The forger's tab is the origin's first: the hub is younger than 5 s throughout, the age at which
+  // a claim used to open the window.
+  const forger = await openTab('plain.html');
+  const a = await openTab('plain.html?coi');
+  const b = await openTab('plain.html?coi');
+  const [forged, loadA, loadB] = await Promise.all([
+    forgeClaims(forger, { name: 'turn', seconds: 3, version: PROTOCOL_VERSION }),
+    handoffLoop(a, 'turn', 3),
+    handoffLoop(b, 'turn', 3),
+  ]);
+  const [quietA, quietB] = await Promise.all([handoffLoop(a, 'turn', 1.5), handoffLoop(b, 'turn', 1.5)]);
+  const quiet = [...quietA.waits, ...quietB.waits];
+  const loaded = [...loadA.waits, ...loadB.waits];
+  const report = {
+    claims: forged.claims,
+    forged: { handoffs: loaded.length, p50: percentile(loaded, 0.5), p99: percentile(loaded, 0.99), max: Math.max(...loaded) },
+    quiet: { handoffs: quiet.length, p50: percentile(quiet, 0.5), p99: percentile(quiet, 0.99) },
+  };
+  console.log(`forged claims of a lost hub: ${JSON.stringify(report)}`);
+  test.info().annotations.push({ type: 'forged claims', description: JSON.stringify(report) });
+  expect(forged.reclaimed, 'no forged hello got "turn" back as held').toEqual(Array(forged.claims).fill('stolen'));
+  expect(overlaps([...loadA.holds, ...quietA.holds], [...loadB.holds, ...quietB.holds]), 'no two holds of the lock overlapped').toEqual([]);
+  expect(loadA.errors + loadB.errors).toBe(0);
+  expect(loadA.holds.length, 'tab A was granted the lock meanwhile').toBeGreaterThan(0);
+  expect(loadB.holds.length, 'tab B was granted the lock meanwhile').toBeGreaterThan(0);
+});

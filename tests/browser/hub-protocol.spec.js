@@ -72,7 +72,7 @@ test('malformed, unknown, oversized and forged messages are rejected and leave o
     window.rogueSays(2, [{ t: 'hello', v: 999, clientId: 'from-the-future', lostHub: null, reclaim: [] }]);
   }, [victimId, PROTOCOL_VERSION]);
 
-  // (A young hub may hold new requests back for its reclaim window after that made-up hello.)
+  // (The first hub of this session's storage: that made-up hello opens no reclaim window.)
   await attacker.waitForFunction(() => ['snapshot', 'granted'].every((t) => window.rogueHeard(1).some((m) => m.t === t))
     && window.rogueHeard(2).length > 0 && window.rogueHeard(0).length > 1);
   const heard = await attacker.evaluate(() => [0, 1, 2].map((i) => window.rogueHeard(i)));
@@ -141,4 +141,57 @@ test('a forged message cannot release or abort another client\'s locks and reque
   await call(victim, 'release', held);
   await call(victim, 'granted', queued);
   await call(victim, 'release', queued);
+});
+
+/**
+ * In `page`: answers the next hub's announcement with a forged `had-hub`, and says hello on a raw
+ * connection as a survivor of hub `lostHub` that held `name`. Resolves to the hub's welcome.
+ */
+function claimLostHub(page, { lostHub, name }) {
+  return page.evaluate(([claimed, v, held]) => new Promise((resolve) => {
+    const channel = new BroadcastChannel('weblocks-wasm-hub');
+    const forge = () => channel.postMessage({ t: 'had-hub', hubId: claimed });
+    channel.onmessage = (event) => { if (event.data?.t === 'hub-started') forge(); };
+    forge();
+    window.rogueSays(0, [{ t: 'hello', v, clientId: 'claimant', key: 'claimant-key', lostHub: claimed, reclaim: [{ token: 1, name: held, mode: 'exclusive', held: true, seq: null }] }]);
+    const timer = setInterval(() => {
+      const welcome = window.rogueHeard(0).find((m) => m.t === 'welcome');
+      if (welcome) { clearInterval(timer); resolve({ welcome, greeting: window.rogueGreeting(0) }); }
+    }, 5);
+  }), [lostHub, PROTOCOL_VERSION, name]);
+}
+
+// Measured before the hub's succession record: either claim opened the 2.5 s reclaim window of a hub
+// younger than 5 s (honest handoff p99 from ~1.5 ms to 1,000 ms), and this hello was answered 'held'.
+test('a claim of a lost hub on the first hub of an origin opens no reclaim window: the claimant does not get the lock it claims, and others are served at once', async ({ openTab }) => {
+  const [attacker, honest] = await Promise.all([openTab(), openTab()]);
+  await installRogues(attacker);
+  const { welcome } = await claimLostHub(attacker, { lostHub: 'made-up', name: 'claimed' });
+  expect(welcome.reclaimed).toEqual(['stolen']);
+  // Honest contexts are served as usual, the claimed name included.
+  const id = await call(honest, 'request', 'claimed');
+  await call(honest, 'granted', id);
+  await call(honest, 'release', id);
+  expect(await call(honest, 'settled', id)).toMatchObject({ ok: true });
+});
+
+test('a claim of the lost hub on a hub started after every tab of the one before had closed opens no reclaim window', async ({ openTab, engine }) => {
+  // WebKit runs the hub in the process of the tab that started it and ends it with that tab: the
+  // last tab's bye never gets the hub's record written (measured: the record still said
+  // `clients: true` 1.5 s later; an IndexedDB write of the page's own in pagehide was lost too).
+  // So in WebKit a hub after the last tab closed trusts claims on its first 5 s, as before.
+  test.skip(engine === 'webkit', 'WebKit ends the hub with its last tab before the hub can record that it has no clients left (docs/browser.md, "Hub loss and reclaim")');
+  const first = await openTab();
+  const id = await call(first, 'request', 'claimed');
+  await call(first, 'granted', id);
+  await call(first, 'release', id);
+  const previous = (await call(first, 'connection')).hubId;
+  await first.close();
+  // Said bye: the hub recorded that it has no registered client left (js/hub/succession.js). The
+  // browser ends a SharedWorker whose last page has gone; the next tab starts a new hub.
+  const attacker = await openTab();
+  await installRogues(attacker);
+  const { welcome, greeting } = await claimLostHub(attacker, { lostHub: previous, name: 'claimed' });
+  expect(greeting.hubId, 'a new hub serves the origin').not.toBe(previous);
+  expect(welcome.reclaimed).toEqual(['stolen']);
 });

@@ -368,6 +368,22 @@ test('a context\'s first requests reach the hub only once its sentinel has answe
   assert.deepEqual(order, ['x', 'y'], 'granted in request order once the sentinel answered');
 });
 
+test('a query made while a context\'s first requests wait for its sentinel waits with them: its answer reflects them (spec 3.2.2 step 4)', async (t) => {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel();
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const a = space.client('a', {}, sentinel);
+  let release;
+  a.locks.request('x', () => new Promise((resolve) => { release = resolve; }));
+  const seen = a.locks.query();
+  await until(() => sentinel.ports.length > 0, 'a handed the hub its sentinel');
+  sentinel.run();
+  const state = await seen;
+  await until(() => release !== undefined, 'a holds x');
+  release();
+  assert.deepEqual(state.held.map((info) => [info.name, info.clientId]), [['x', 'a']], 'the query was answered after the request made before it');
+});
+
 test('a context declared dead is told why: nothing from it, and its sentinel never answered', async (t) => {
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);

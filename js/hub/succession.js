@@ -1,0 +1,115 @@
+// Whether the hub that served this lock space before this one left clients behind.
+//
+// After a hub dies, its surviving clients re-register what they hold with its successor, and the
+// successor holds new grants back meanwhile (the reclaim window, hub.js). A survivor says so itself
+// (a hello with `lostHub`, or a `had-hub` answer to the new hub's announcement), and any script of
+// the origin can say the same: measured before this record, a forged claim on a hub younger than
+// 5 s held every grant back for 2.5 s. So a hub now learns from its predecessor whether a claim can
+// be true. Each hub keeps one record per lock space in IndexedDB, which survives its process:
+//   { hubId, clients: true }   written before it serves anyone, and again when a client registers
+//                              after it was idle (it grants nothing until that is written);
+//   { hubId, clients: false }  written when no registered client is left (every context said bye,
+//                              or was declared dead): nobody can hold or wait under it any more.
+// The successor reads it first:
+//   'lost'     the last hub ended with clients (crashed, or its process was killed): survivors may
+//              come, and their claims open the reclaim window as before;
+//   'none'     no hub served this lock space in this storage, or the last one ended with none:
+//              nothing can be reclaimed, so no claim opens a window and there is no start-up hold;
+//   'unknown'  IndexedDB could not be read (blocked storage): claims are trusted, as before.
+// Failures err towards 'lost': a `clients: false` that did not commit before the browser ended the
+// idle hub leaves `clients: true`. The record is written by hub code only; a script of the origin
+// that writes IndexedDB itself could still forge one, but nothing a connection sends can.
+export const PREDECESSOR = Object.freeze({ lost: 'lost', none: 'none', unknown: 'unknown' });
+
+const DATABASE = 'weblocks-hub-succession';
+const STORE = 'hubs';
+// A storage that does not answer within this long is treated as unreadable: the lock space is not
+// kept waiting for it.
+const OPEN_TIMEOUT = 2000;
+
+/** What a record left by the previous hub says about its clients. */
+export function predecessorFrom(record, hubId) {
+  if (record === undefined || record === null || typeof record !== 'object') return PREDECESSOR.none;
+  if (record.hubId === hubId) return PREDECESSOR.none;
+  return record.clients === false ? PREDECESSOR.none : PREDECESSOR.lost;
+}
+
+/**
+ * Reads the record of lock space `space` and writes this hub's own `{ hubId, clients: true }`
+ * in one transaction, committed before it resolves. Resolves (never rejects) to
+ * { predecessor, serving(), idle() }: `serving()` when a client registers: null if the record
+ * already says this hub has clients, else a promise that resolves once it does (the hub grants
+ * nothing meanwhile); `idle()` when no registered client is left (resolves once that is written,
+ * or failed and logged).
+ */
+export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB, log = () => {}, timeout = OPEN_TIMEOUT } = {}) {
+  const unreadable = (why) => {
+    log('warn', `the hub cannot keep its succession record (${why}): after a hub loss, a claim of one cannot be checked, so any claim may hold grants back for the reclaim window`);
+    return { predecessor: PREDECESSOR.unknown, serving: () => null, idle: () => Promise.resolve() };
+  };
+  if (indexedDB === undefined || indexedDB === null) return unreadable('no IndexedDB here');
+  let db;
+  let previous;
+  try {
+    db = await withTimeout(openDatabase(indexedDB), timeout, 'IndexedDB did not open');
+    previous = await withTimeout(writeRecord(db, space, { hubId, clients: true }, true), timeout, 'IndexedDB did not answer');
+  } catch (error) {
+    try { db?.close(); } catch { /* not open */ }
+    return unreadable(error?.message ?? String(error));
+  }
+  let clients = true;
+  let chain = Promise.resolve();
+  const write = (value) => {
+    chain = chain.then(() => writeRecord(db, space, { hubId, clients: value }, false)).catch((error) => {
+      log('error', `the hub could not record that it ${value ? 'serves clients' : 'is idle'} (${error?.message ?? error})${value ? ': if it dies, its successor will not hold grants back for the contexts that survive it' : ''}`);
+    });
+    return chain;
+  };
+  return {
+    predecessor: predecessorFrom(previous, hubId),
+    serving() {
+      if (clients) return null;
+      clients = true;
+      return write(true);
+    },
+    idle() {
+      if (!clients) return chain;
+      clients = false;
+      return write(false);
+    },
+  };
+}
+
+function openDatabase(indexedDB) {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => reject(new Error('IndexedDB upgrade blocked'));
+  });
+}
+
+/** Puts `value` under `space`; resolves once committed, to the value it replaced when `read`. */
+function writeRecord(db, space, value, read) {
+  return new Promise((resolve, reject) => {
+    const transaction = db.transaction(STORE, 'readwrite');
+    const store = transaction.objectStore(STORE);
+    let previous;
+    if (read) store.get(space).onsuccess = (event) => { previous = event.target.result; };
+    store.put({ ...value, at: Date.now() }, space);
+    transaction.oncomplete = () => resolve(previous);
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error ?? new Error('transaction aborted'));
+    // Sent now, not when this task ends: an idle hub may be ended by the browser at any moment.
+    transaction.commit?.();
+  });
+}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
