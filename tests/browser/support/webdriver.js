@@ -40,10 +40,12 @@ export async function startDriver(binary, args = []) {
 
 /** One WebDriver session. Commands are sent one at a time (a session serves one command at once). */
 export class WebDriverSession {
-  static async create(driverUrl, capabilities) {
+  /** A new session; `timeoutMs`: no answer by then rejects with a TimeoutError. */
+  static async create(driverUrl, capabilities, { timeoutMs } = {}) {
     const response = await fetch(`${driverUrl}/session`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ capabilities: { alwaysMatch: capabilities } }),
+      signal: timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
     });
     const body = await response.json();
     if (!response.ok) throw new WebDriverError('new session', body.value);

@@ -215,14 +215,18 @@ export async function launchWebKit(servers) {
     'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
   };
   // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
-  // whose pages crashed: "other side closed"). A transport failure, not a WebDriver error: start a
-  // fresh driver and ask once more. Sessions of the old driver are gone with it either way.
+  // whose pages crashed: "other side closed"), or never answers it (seen once in a full run, after
+  // the supabase crashed-holder case: the test timed out setting up its session). A transport
+  // failure or no answer, not a WebDriver error: start a fresh driver (its browsers killed with
+  // it) and ask once more. Sessions of the old driver are gone with it either way.
   async function createSession() {
     try {
-      return await WebDriverSession.create(driver.url, capabilities);
+      return await WebDriverSession.create(driver.url, capabilities, { timeoutMs: 20_000 });
     } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
+      if (!(error instanceof TypeError) && error?.name !== 'TimeoutError') throw error;
+      const left = descendants(driver.pid).map((p) => p.pid);
       await driver.stop();
+      await Promise.all(left.filter(alive).map((pid) => killAndWait(pid).catch(() => {})));
       driver = await startDriver('/usr/bin/WebKitWebDriver');
       return WebDriverSession.create(driver.url, capabilities);
     }
