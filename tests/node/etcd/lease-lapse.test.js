@@ -20,6 +20,13 @@ after(async () => {
 });
 
 /** A forked holder process writing to `resource`; its messages, in order, as events to wait for. */
+/** `promise`, or a rejection saying `why()` if it has not settled within `ms`. */
+function within(promise, ms, why) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(why())), ms); })])
+    .finally(() => clearTimeout(timer));
+}
+
 function startHolder(resource, options) {
   const child = fork(holderScript, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
@@ -117,7 +124,9 @@ test('a holder cut off from etcd takes its lock as lost by itself before another
   await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const proxyHost = `http://127.0.0.1:${proxy.address().port}`;
 
-  const holder = startHolder(resource, { hosts: [proxyHost], namespace, name: 'ledger', leaseTtl: 2, keepAliveInterval: 400 });
+  // A 4 s TTL: the holder's own deadline comes 5 % of it (200 ms) before etcd's, a margin that a
+  // loaded machine's timer delays stay inside (with 2 s, 100 ms, a full parallel run missed it).
+  const holder = startHolder(resource, { hosts: [proxyHost], namespace, name: 'ledger', leaseTtl: 4, keepAliveInterval: 400 });
   await holder.next((m) => m.op === 'granted');
   await holder.next((m) => m.op === 'wrote' && m.accepted);
 
@@ -126,7 +135,7 @@ test('a holder cut off from etcd takes its lock as lost by itself before another
   const cutAt = performance.now();
   await new Promise((resolve) => { proxy.close(resolve); for (const socket of sockets) socket.destroy(); });
 
-  const other = createLockManager({ etcd: { hosts: cluster.hosts, namespace, leaseTtl: 2 } });
+  const other = createLockManager({ etcd: { hosts: cluster.hosts, namespace, leaseTtl: 4 } });
   let release;
   let otherSettled;
   let grantedAt;
@@ -140,9 +149,9 @@ test('a holder cut off from etcd takes its lock as lost by itself before another
   });
   // Both events stamped where they happen, on the machine's clock: the holder's rejection in its
   // process, the grant here (which of the two messages this process reads first proves nothing).
-  const lost = await settled;
+  const lost = await within(settled, 20_000, () => `the holder never took its lock as lost; its messages: ${JSON.stringify(holder.log.slice(-5))}`);
   const cut = performance.timeOrigin + cutAt;
-  console.log(`# cut-off holder took its lock as lost ${(lost.at - cut).toFixed(0)} ms after the partition; granted elsewhere at ${(grantedAt - cut).toFixed(0)} ms (lease TTL 2 s)`);
+  console.log(`# cut-off holder took its lock as lost ${(lost.at - cut).toFixed(0)} ms after the partition; granted elsewhere at ${(grantedAt - cut).toFixed(0)} ms (lease TTL 4 s)`);
   assert.match(`${lost.name}: ${lost.message}`, /^AbortError: .*lease expired/);
   assert.ok(lost.at < grantedAt, `the holder took its lock as lost (at ${(lost.at - cut).toFixed(0)} ms) before the grant elsewhere (at ${(grantedAt - cut).toFixed(0)} ms)`);
   holder.child.send({ op: 'stop' });
