@@ -4,6 +4,7 @@
 // Hosts that can wait on the client's doorbell (Atomics.waitAsync) do so through `onActivity`;
 // events this context causes itself are also picked up after each engine call.
 import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
+import { randomUuid } from './random-id.js';
 
 const WAIT_MODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -203,18 +204,9 @@ function asRequestError(error) {
 }
 
 /** A backend for one more context (clientId) on an engine this context already has. */
-export function createEngineBackend(engine, clientId = randomClientId(), ownerTag = 0) {
+export function createEngineBackend(engine, clientId = randomUuid(), ownerTag = 0) {
   return new EngineBackend(engine, clientId, ownerTag);
 }
 
 /** A clientId: a random UUID, as browsers use for a context's id. */
-export function randomClientId() {
-  const c = globalThis.crypto;
-  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
-  const hex = [];
-  for (let i = 0; i < 32; i++) hex.push(Math.floor(Math.random() * 16).toString(16));
-  hex[12] = '4';
-  hex[16] = ((parseInt(hex[16], 16) & 3) | 8).toString(16);
-  const h = hex.join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export { randomUuid as randomClientId };

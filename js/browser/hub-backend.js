@@ -14,6 +14,7 @@ import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, isHubMessage,
 } from '../hub/protocol.js';
 import { PendingQueries } from './snapshot-pieces.js';
+import { randomUuid as randomClientId } from '../api/random-id.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
 // "When a live context loses a lock").
@@ -220,10 +221,7 @@ export class HubBackend {
     const ask = (message) => (this.sentinelHold !== null ? this.sentinelHold.push([message]) : port.postMessage(message));
     for (const [token, r] of this.records) ask({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
     for (const [token] of this.aborts) ask({ t: C.abort, token });
-    for (const call of this.queries.keys()) {
-      this.queries.restart(call);
-      ask({ t: C.query, call });
-    }
+    this.askQueriesAgain(ask);
   }
 
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
@@ -432,11 +430,14 @@ export class HubBackend {
     }
   }
 
-  /** After a hello: every query still unanswered is asked again, its wait for an answer started anew. */
-  askQueriesAgain() {
+  /**
+   * After a hello: every query still unanswered is asked again, its wait for an answer started anew.
+   * `ask`: how (after a fresh hello, in turn with the requests the sentinel hold keeps back).
+   */
+  askQueriesAgain(ask = (message) => this.port.postMessage(message)) {
     for (const call of this.queries.keys()) {
       this.queries.restart(call);
-      this.port.postMessage({ t: C.query, call });
+      ask({ t: C.query, call });
     }
   }
 
@@ -694,11 +695,3 @@ function refusePort(port, error) {
   port.postMessage({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'creator', message: error.message });
 }
 
-export function randomClientId() {
-  const c = globalThis.crypto;
-  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
-  const hex = [];
-  for (let i = 0; i < 32; i++) hex.push(Math.floor(Math.random() * 16).toString(16));
-  const h = hex.join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
-}

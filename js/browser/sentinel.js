@@ -16,6 +16,8 @@
 // forbids blob: workers (worker-src), the context answers for itself as before (a long task of
 // over LIVENESS.DEAD_AFTER then loses its locks) and the console says so once.
 
+import { randomUuid } from '../api/random-id.js';
+
 /** The sentinel's whole program; it runs in the worker from its source text (no closure). */
 function sentinelMain(silentAfter) {
   let hubPort = null;
@@ -146,7 +148,7 @@ export class Sentinel {
     const source = `(${sentinelMain.toString()})(${Number(this.silentAfter)});`;
     const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
     // A shared one's name is its own: another window's must never answer for this one.
-    const name = this.shared ? `weblocks-sentinel-${randomSuffix()}` : 'weblocks-sentinel';
+    const name = this.shared ? `weblocks-sentinel-${randomUuid()}` : 'weblocks-sentinel';
     const worker = new this.Worker(url, { name });
     this.worker = worker;
     this.port = this.shared ? worker.port : worker;
@@ -177,10 +179,4 @@ export class Sentinel {
       console.warn(`[weblocks] no sentinel worker in this context (${error?.message ?? error}; a Content-Security-Policy worker-src that allows blob: fixes it): the context answers the lock hub itself, so a synchronous task longer than about 1.5 s releases its locks.`);
     }
   }
-}
-
-function randomSuffix() {
-  const c = globalThis.crypto;
-  if (c !== undefined && typeof c.randomUUID === 'function') return c.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }

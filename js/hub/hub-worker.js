@@ -2,7 +2,8 @@
 // across deploys, or old and new tabs get separate lock spaces). Loads the lock engine and serves
 // every port that connects. Ports that arrive while the engine loads wait: a MessagePort queues
 // messages until it is started.
-import { Hub, randomHubId } from './hub.js';
+import { Hub } from './hub.js';
+import { randomUuid } from '../api/random-id.js';
 import { loadHubEngine } from './load-engine.js';
 import { takeOver } from './succession.js';
 import { PROTOCOL_VERSION, C, H, HUB_NAME } from './protocol.js';
@@ -31,7 +32,7 @@ self.addEventListener('connect', (event) => {
   else waiting.push(port);
 });
 
-const hubId = randomHubId();
+const hubId = randomUuid();
 const log = (level, text) => (console[level] ?? console.log).call(console, `[weblocks hub ${hubId.slice(0, 8)}] ${text}`);
 // The lock space is this SharedWorker's (its script URL and name): its record (succession.js)
 // says whether the hub before this one left clients behind.

@@ -15,6 +15,7 @@ import { cutSnapshot } from './snapshot-pieces.js';
 import { resume } from './resume.js';
 import { Hearing } from './hearing.js';
 import { PREDECESSOR } from './succession.js';
+import { randomUuid } from '../api/random-id.js';
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -75,7 +76,7 @@ export class Hub {
    */
   constructor(engine, options = {}) {
     this.engine = engine;
-    this.hubId = options.hubId ?? randomHubId();
+    this.hubId = options.hubId ?? randomUuid();
     this.now = options.now ?? (() => performance.now());
     this.logger = options.log ?? defaultLog;
     this.liveness = { ...LIVENESS, ...options.liveness };
@@ -688,7 +689,7 @@ export class Hub {
     if (tell) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
     this.deliverEvents();
     // No registered client left: nobody can hold or wait under this hub, and its record says so.
-    if (this.succession !== null && ![...this.connections].some((c) => c.client !== null)) this.succession.idle();
+    if (this.succession !== null && this.clientIds.size === 0) this.succession.idle();
   }
 
   /** The port is gone for good. */
@@ -728,11 +729,6 @@ function vouchedFor(conn) {
   return conn.sentinel === null && conn.parent !== null && !conn.ended && conn.parent.client !== null && !conn.parent.gone;
 }
 
-export function randomHubId() {
-  const c = globalThis.crypto;
-  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-}
 
 function defaultLog(level, text) {
   (console[level] ?? console.log).call(console, text);
