@@ -14,9 +14,12 @@
 // lives under /api/auth/.
 // Environment: PORT (default 8100; 0 = any free port), ISOLATED_PORT (default PORT + 1),
 // HOST: where the plain page listens besides 127.0.0.1:
-//   lan (default)  every non-loopback IPv4 address of this machine (what `hostname -I` shows)
-//   loopback       127.0.0.1 only (nobody else on the network can reach it; no insecure origin
-//                  unless a name is mapped to 127.0.0.1, see docs/demo.md)
+//   lan (default of `bash scripts/demo.sh`)  every non-loopback IPv4 address of this machine (what
+//                  `hostname -I` shows): a phone on the same network can open the insecure origin
+//   loopback       127.0.0.1 only (nobody else on the network can reach it; the insecure origin is
+//                  a name mapped to 127.0.0.1 in the browser, see docs/demo.md). The default of
+//                  startDemoServer(), so tests and benchmarks never listen on, or send to, any
+//                  other address
 //   <address>      that address only (0.0.0.0: every interface)
 import http from 'node:http';
 import os from 'node:os';
@@ -70,7 +73,7 @@ export function lanAddresses() {
 }
 
 /** 'lan' | 'loopback' | an address -> the addresses the plain page listens on besides 127.0.0.1 */
-export function plainHosts(host = 'lan') {
+export function plainHosts(host) {
   if (host === 'loopback' || host === LOOPBACK || host === 'localhost') return [];
   if (host === 'lan') return lanAddresses();
   return [host];
@@ -126,7 +129,7 @@ const urlOf = (host, port) => `http://${host.includes(':') ? `[${host}]` : host}
  * remote-control.mjs), which drives WebKit's tabs: pages opened with ?remote-tab= get its agent
  * and connect back over a WebSocket on the same origin.
  */
-export async function startDemoServer({ port = 8100, isolatedPort, host = 'lan', remote } = {}) {
+export async function startDemoServer({ port = 8100, isolatedPort, host = 'loopback', remote } = {}) {
   const authApi = createFakeAuthApi(); // one fake auth server for every origin: sessions are keyed
   const extraHosts = plainHosts(host).filter((h) => h !== LOOPBACK);
   const plainHandler = createHandler({ isolated: false, authApi, remote });

@@ -1,5 +1,7 @@
-// The demo where the polyfill matters: served on this machine's own address over plain http (an
-// insecure origin: no native navigator.locks there, so the automatic choice is the polyfill), its
+// The demo where the polyfill matters: served over plain http on a made-up name that the browser
+// maps to 127.0.0.1 (an insecure origin, as the demo's own LAN address is for a phone: no native
+// navigator.locks there, so the automatic choice is the polyfill; the server listens on loopback
+// only, HOST=loopback), its
 // timeline of who held what (a steal, a closed tab, a crashed tab), the per-name queue, names never
 // reused, the refresh race in slow motion, the mixed-implementation warning and a phone-width
 // layout. Every tab is an engine-neutral tab of the shared fixtures (support/fixtures.js: one
@@ -14,7 +16,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from './support/fixtures.js';
-import { startDemoServer, lanAddresses } from '../../scripts/serve.mjs';
+import { startDemoServer } from '../../scripts/serve.mjs';
+import { INSECURE_HOST, insecureUrlOf } from '../support/insecure-origin.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = process.env.DEMO_SCREENSHOT_DIR ?? path.join(root, 'test-results/demo-timeline');
@@ -87,10 +90,8 @@ const readQueue = (tab, lock) => tab.evaluate((name) => {
   } : null;
 }, lock);
 
-const insecureBase = (server) => {
-  expect(server.insecureUrls.length, 'the demo server listens on this machine\'s non-loopback address (the insecure origin); `hostname -I` shows none here').toBeGreaterThan(0);
-  return server.insecureUrls[0];
-};
+/** The demo's page on the insecure origin: the loopback server under the name mapped to 127.0.0.1. */
+const insecureBase = (server) => insecureUrlOf(server.loopbackUrl);
 
 test.describe('the demo on an insecure origin', () => {
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
@@ -104,7 +105,7 @@ test.describe('the demo on an insecure origin', () => {
   // One session (one lock space) for the tests of this group, which go on from each other.
   test.beforeAll(async ({ engine: name, driver, servers }) => {
     engine = name;
-    server = await startDemoServer({ port: 0, remote: servers.remote });
+    server = await startDemoServer({ port: 0, host: 'loopback', remote: servers.remote });
     session = await driver.newSession();
   });
   test.afterAll(async () => {
@@ -112,8 +113,8 @@ test.describe('the demo on an insecure origin', () => {
     await server?.close();
   });
 
-  test('the printed insecure URL is this machine\'s own address, and its page runs the polyfill by itself', async () => {
-    expect(new URL(insecureBase(server)).hostname).toBe(lanAddresses()[0]);
+  test('the demo on a plain-http name mapped to 127.0.0.1 is an insecure context, and its page runs the polyfill by itself', async () => {
+    expect(new URL(insecureBase(server)).hostname).toBe(INSECURE_HOST);
     const tab = await openDemo(session, insecureBase(server), { ownWindow: true });
     expect(await tab.evaluate(() => isSecureContext)).toBe(false);
     const status = await until(tab, () => {

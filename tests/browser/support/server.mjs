@@ -1,16 +1,17 @@
 // The test server: the repository root over sirv on node:http, three times: a plain origin on
 // loopback (no special headers, like most deployments; a secure context, as 127.0.0.1 is), a
 // cross-origin-isolated one on loopback (COOP + COEP, so pages and their workers may share
-// memory), and an insecure origin: plain http on the machine's own non-loopback address, where
-// browsers have no native navigator.locks (a [SecureContext] API) and users need the polyfill.
+// memory), and an insecure origin: plain http on a made-up name that each browser resolves to
+// 127.0.0.1 (tests/support/insecure-origin.mjs), where browsers have no native navigator.locks (a
+// [SecureContext] API) and users need the polyfill. Every server listens on 127.0.0.1 only.
 // On the plain origins, `?coi` isolates one page. Port 0: any free port. `node
 // support/server.mjs` serves them until killed, printing their URLs (for trying pages by hand).
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { RemoteControl } from './remote-control.mjs';
+import { insecureBase } from '../../support/insecure-origin.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -49,15 +50,6 @@ function listen(server, port, host = '127.0.0.1') {
   });
 }
 
-/** The machine's first non-loopback IPv4 address (what `hostname -I` prints first). */
-export function machineAddress() {
-  for (const addresses of Object.values(os.networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  throw new Error('the insecure test origin needs a non-loopback IPv4 address on this machine (none in `hostname -I`); '
-    + '127.0.0.1 and localhost are secure contexts');
-}
-
 /**
  * Starts the origins; returns { plain, isolated, loopback, insecure, remote, close() } with base
  * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain`
@@ -71,11 +63,10 @@ export async function startServers({ engine = 'chromium', plainPort = 0, isolate
   const isolated = http.createServer(handler(true, remote));
   const insecure = http.createServer(handler(false, remote));
   for (const server of [loopback, isolated, insecure]) remote.attach(server);
-  const address = machineAddress();
   const l = await listen(loopback, plainPort);
   const i = await listen(isolated, isolatedPort);
-  const n = await listen(insecure, insecurePort, address);
-  const urls = { loopback: `http://127.0.0.1:${l}/`, isolated: `http://127.0.0.1:${i}/`, insecure: `http://${address}:${n}/` };
+  const n = await listen(insecure, insecurePort);
+  const urls = { loopback: `http://127.0.0.1:${l}/`, isolated: `http://127.0.0.1:${i}/`, insecure: insecureBase(n) };
   return {
     ...urls,
     plain: engine === 'chromium' ? urls.loopback : urls.insecure,
@@ -91,5 +82,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const servers = await startServers({ plainPort: 8200, isolatedPort: 8201, insecurePort: 8202 });
   console.log(`plain:    ${servers.loopback}tests/browser/pages/plain.html`);
   console.log(`isolated: ${servers.isolated}tests/browser/pages/plain.html`);
-  console.log(`insecure: ${servers.insecure}tests/browser/pages/plain.html`);
+  console.log(`insecure: ${servers.insecure}tests/browser/pages/plain.html   (map weblocks.test to 127.0.0.1 in the browser: docs/demo.md)`);
 }

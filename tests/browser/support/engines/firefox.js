@@ -14,6 +14,7 @@ import puppeteer from 'puppeteer-core';
 import { descendants, killAndWait, threadNames } from '../processes.js';
 import { RemoteTab } from './remote-tab.js';
 import { openInTurn, processOfTab } from './opening.js';
+import { FIREFOX_RESOLVER_PREFS } from '../../../support/insecure-origin.mjs';
 
 const PREFS = {
   'dom.ipc.processPrelaunch.enabled': false,
@@ -22,6 +23,8 @@ const PREFS = {
   // Full-resolution clocks: the specs order events of different tabs by their stamps
   // (performance.timeOrigin + now()), which Firefox otherwise rounds to 1 ms in each tab.
   'privacy.reduceTimerPrecision': false,
+  // The insecure origin's name, and every other name Firefox looks up by itself, to 127.0.0.1.
+  ...FIREFOX_RESOLVER_PREFS,
 };
 
 function tabProcesses(root) {

@@ -19,6 +19,7 @@ import { alive, descendants, killAndWait, processWithThread } from '../processes
 import { RemoteTab } from './remote-tab.js';
 import { captureWindowOf } from '../x-screenshot.js';
 import { openInTurn, processOfTab } from './opening.js';
+import { startLoopbackProxy, webdriverProxyCapability } from '../../../support/insecure-origin.mjs';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
@@ -211,8 +212,12 @@ export async function launchWebKit(servers) {
   }
   let driver = await startDriver('/usr/bin/WebKitWebDriver');
   let sessions = 0;
+  // WebKitGTK cannot map a name to an address: the insecure origin (weblocks.test) is reached
+  // through a proxy on 127.0.0.1 that forwards that name to 127.0.0.1 and refuses every other host.
+  const proxy = await startLoopbackProxy();
   const capabilities = {
     'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
+    proxy: webdriverProxyCapability(proxy),
   };
   // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
   // whose pages crashed: "other side closed"), or never answers it (seen once in a full run, after
@@ -245,6 +250,10 @@ export async function launchWebKit(servers) {
       session.launcherHandle = await wd.send('GET', '/window');
       return session;
     },
-    close: () => driver.stop(),
+    async close() {
+      await driver.stop();
+      await proxy.close();
+      if (proxy.refused.length) console.log(`webkit: the loopback proxy refused ${proxy.refused.length} request(s) for other hosts: ${[...new Set(proxy.refused)].join(', ')}`);
+    },
   };
 }
