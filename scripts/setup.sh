@@ -31,6 +31,7 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [etcd-server]=/usr/bin/etcd          # the etcd lock space's tests start a 3-member cluster of it
   [redis-server]=/usr/bin/redis-server  # bench/etcd: redlock on a local Redis, side by side
+  [iproute2]=/usr/bin/ip               # scripts/test.sh: test steps in a network namespace with loopback only
   [nodejs]=/usr/bin/node
   [npm]=/usr/bin/npm
 )

