@@ -62,10 +62,10 @@ class DeferredBackend {
     if (token < 0) {
       const real = this.realTokens.get(token);
       this.realTokens.delete(token);
-      if (real !== undefined) this.target.release(real);
-      return;
+      // (a remote target's release answers with a promise: the LockManager waits for it)
+      return real !== undefined ? this.target.release(real) : undefined;
     }
-    this.target.release(token);
+    return this.target.release(token);
   }
 
   abort(token) {

@@ -294,12 +294,14 @@ export class Hub {
     if (holder !== undefined && holder !== conn) {
       // The same context on a new port (it thought this hub lost, or its port broke): it proves it
       // with its key, and keeps what it holds and its places in the queues (resume.js).
-      if (holder.key === m.key) return resume(this, conn, holder, m);
+      if (this.sameContext(holder, m.key)) return resume(this, conn, holder, m);
       return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId already in use by a live client' });
     }
     if (!this.quota.fits(conn, cost, this.connections.size)) {
       return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'quota', message: `The locks and requests this context re-registers take more memory (${cost} bytes) than the lock hub keeps for one context.` });
     }
+    const refusal = this.admit(conn, m);
+    if (refusal !== null) return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'process', message: refusal });
     conn.dead = false;
     conn.key = m.key;
     conn.clientId = m.clientId;
@@ -309,6 +311,7 @@ export class Hub {
     conn.bellIndex = bell.index;
     conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
     this.clientIds.set(m.clientId, conn);
+    this.registered(conn, m);
     this.serving();
 
     // A client whose hub was lost re-registers here. Its held locks are taken back only by a hub
@@ -351,8 +354,10 @@ export class Hub {
       this.log('warn', `${conn.clientId} could not take back ${JSON.stringify(entry.name).slice(0, 60)}: another reclaim holds it`);
       return false;
     }
-    this.keepReclaimed(conn, entry.token, { id: answer.id, state: HELD, entry });
+    const record = { id: answer.id, state: HELD, entry };
+    this.keepReclaimed(conn, entry.token, record);
     conn.tokenOfId.set(answer.id, entry.token);
+    this.held(conn, entry.token, record);
     return true;
   }
 
@@ -460,11 +465,13 @@ export class Hub {
     if (answer.status === STATUS.granted) {
       record.state = HELD;
       // A steal's grant waits for its victims' news (deliverEvents, which every caller runs next).
+      this.held(conn, token, record);
       if (wait === 'preempt') this.grantsToSend.push([conn, token]);
-      else conn.send({ t: H.granted, token });
+      else this.sendGrant(conn, token);
     } else {
       record.state = PENDING;
       record.seq = ++this.seq;
+      this.queued(conn, token, record);
       conn.unsentOrder.push(token);
       if (this.orderTimer === null) this.orderTimer = setTimeout(() => this.sendQueueOrder(), this.liveness.QUEUE_ORDER_BATCH);
     }
@@ -495,11 +502,13 @@ export class Hub {
     if (record === undefined) {
       // Stolen or aborted while the release was in flight is normal; a token never issued is forged.
       if (token > conn.maxToken) this.reject(conn, 'release of a token never issued', { t: C.release, token });
+      else this.releaseHandled(conn, token);
       return;
     }
     if (record.state !== HELD) return this.reject(conn, 'release of a request not granted', { t: C.release, token });
     this.forgetToken(conn, token, record);
     this.engine.release(conn.client, record.id);
+    this.releaseHandled(conn, token);
     this.deliverEvents();
     return undefined;
   }
@@ -578,6 +587,42 @@ export class Hub {
   dropToken(conn, token, record) {
     conn.tokens.delete(token);
     this.quota.refund(conn, record.cost ?? 0);
+    this.dropped(conn, token, record);
+  }
+
+  // ---- what a hub that keeps a journal (js/machine/machine-hub.js) learns; nothing here ----
+
+  /** Null when the hub accepts this hello's client, else why not (its hello is refused, reason 'process'). */
+  admit(conn, hello) { return null; } // eslint-disable-line no-unused-vars
+
+  /** A client registered (after its hello was accepted, before its welcome). */
+  registered(conn, hello) {} // eslint-disable-line no-unused-vars
+
+  /** `conn` (a new port) took over `old`'s client (resume.js). */
+  resumed(conn, old) {} // eslint-disable-line no-unused-vars
+
+  /** A request of `conn` became held: before anyone is told. */
+  held(conn, token, record) {} // eslint-disable-line no-unused-vars
+
+  /** A request of `conn` waits in the engine's queue. */
+  queued(conn, token, record) {} // eslint-disable-line no-unused-vars
+
+  /** The hub dropped a token of `conn` (released, stolen, aborted, refused). */
+  dropped(conn, token, record) {} // eslint-disable-line no-unused-vars
+
+  /** `conn`'s client is about to be closed (agent termination): everything it held or waited for goes. */
+  closing(conn) {} // eslint-disable-line no-unused-vars
+
+  /** A release from `conn` was handled (every news of its loss was sent before). */
+  releaseHandled(conn, token) {} // eslint-disable-line no-unused-vars
+
+  /** Whether a hello with `key` may take over the live connection `holder` of the same clientId. */
+  sameContext(holder, key) {
+    return holder.key === key;
+  }
+
+  sendGrant(conn, token) {
+    conn.send({ t: H.granted, token });
   }
 
   // ---- engine events ----
@@ -607,14 +652,15 @@ export class Hub {
         if (type === EVENT.granted) {
           if (record.state === HELD) continue;
           record.state = HELD;
-          if (lost.has(id)) conn.send({ t: H.granted, token });
+          this.held(conn, token, record);
+          if (lost.has(id)) this.sendGrant(conn, token);
           else grants.push([conn, token]);
         } else if (type === EVENT.stolen) {
           // A steal of this turn whose lock another steal of this turn took: its grant first.
           const waiting = grants.findIndex(([c, t]) => c === conn && t === token);
           if (waiting >= 0) {
             grants.splice(waiting, 1);
-            conn.send({ t: H.granted, token });
+            this.sendGrant(conn, token);
           }
           this.forgetToken(conn, token, record);
           conn.send({ t: H.stolen, token });
@@ -622,7 +668,7 @@ export class Hub {
       }
     }
     for (const [conn, token] of grants) {
-      if (conn.tokens.get(token)?.state === HELD) conn.send({ t: H.granted, token });
+      if (conn.tokens.get(token)?.state === HELD) this.sendGrant(conn, token);
     }
   }
 
@@ -685,6 +731,7 @@ export class Hub {
     if (this.clientIds.get(conn.clientId) === conn) this.clientIds.delete(conn.clientId);
     this.deferred = this.deferred.filter(([c]) => c !== conn);
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
+    this.closing(conn);
     this.engine.closeClient(client);
     if (tell) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
     this.deliverEvents();

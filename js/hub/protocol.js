@@ -8,8 +8,10 @@
  * Bumped on any incompatible change. Both sides check it in the handshake. 5: hubs keep a
  * succession record (succession.js); a hub that finds none takes itself for the origin's first, so
  * it must never serve the survivors of a hub that kept none (those speak 4 and are refused).
+ * Also 6: a machine hub (js/machine/) learns each client's process from its hello (`proc`),
+ * confirms every release (`released`) and gives a fencing token with every grant.
  */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -76,7 +78,9 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 // ---- message types ----
 // context -> hub
 export const C = Object.freeze({
-  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[] }
+  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc? }
+                        //   proc (machine clients): { pid, tid, start }: the client's process and kernel thread
+                        //   (tid 0, start null where there is no /proc), by which a machine hub knows it lives
                         //   key: a secret of the context (never shown to others): a hello on a new port
                         //   with the key of a live connection resumes that connection (its locks kept)
   request: 'request',   // { t, token, name, mode, wait }
@@ -96,7 +100,8 @@ export const C = Object.freeze({
 export const H = Object.freeze({
   welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[] }
   rejected: 'rejected',         // { t, v, reason, message }: handshake refused (version mismatch, bad hello)
-  granted: 'granted',           // { t, token }
+  granted: 'granted',           // { t, token, fence? }: fence (machine hubs): the lock's fencing token
+  released: 'released',         // { t, token }: a machine hub handled this release (sent after any news of its loss)
   queued: 'queued',             // { t, seqs: [token, seq, token, seq, ...] }: requests still waiting, each with its
                                 //   place among all clients' (for reclaim); sent in batches (QUEUE_ORDER_BATCH)
   notAvailable: 'notAvailable', // { t, token }
@@ -144,10 +149,16 @@ function checkReclaimEntry(entry) {
     && (entry.seq === null || (typeof entry.seq === 'number' && Number.isSafeInteger(entry.seq) && entry.seq >= 0));
 }
 
+function checkProc(proc) {
+  const id = (value) => Number.isSafeInteger(value) && value >= 0 && value <= 0x7fffffff;
+  return isPlainObject(proc) && hasOnlyKeys(proc, ['pid', 'tid', 'start']) && id(proc.pid) && proc.pid > 0 && id(proc.tid)
+    && (proc.start === null || (Number.isSafeInteger(proc.start) && proc.start >= 0));
+}
+
 // One validator per context -> hub type: returns null when valid, else the reason.
 const CLIENT_VALIDATORS = {
   [C.hello](m) {
-    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'proc'])) return 'unexpected fields';
     if (typeof m.v !== 'number') return 'no protocol version';
     if (m.v !== PROTOCOL_VERSION) return null; // answered by the version check, whatever else it holds
     if (typeof m.key !== 'string' || m.key.length === 0 || m.key.length > 64) return 'bad key';
@@ -155,6 +166,7 @@ const CLIENT_VALIDATORS = {
     if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
     for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
+    if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
     return null;
   },
   [C.request](m) {

@@ -44,6 +44,7 @@ export function resume(hub, conn, old, m) {
   if (old.parent !== null) old.parent.children.delete(old);
   try { old.port.close(); } catch { /* already closed */ }
   hub.clientIds.set(conn.clientId, conn);
+  hub.resumed(conn, old);
   hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);
 
   // Reconcile with what the context still has: its list is the truth about what it still wants.
@@ -85,7 +86,7 @@ export function resume(hub, conn, old, m) {
     }
   }
   conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed });
-  for (const token of grantedAgain) conn.send({ t: H.granted, token });
+  for (const token of grantedAgain) hub.sendGrant(conn, token);
   for (const token of submitAfterWelcome) hub.submit(conn, token);
   hub.deliverEvents();
   return undefined;

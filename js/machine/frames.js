@@ -23,14 +23,15 @@ export function encodeFrame(message) {
 
 /**
  * Cuts a byte stream into frames. `onFrame(text)` gets each frame's JSON text; `onBroken(reason)`
- * is called once when the stream cannot be framed any more (a frame over `maxBytes`); nothing is
- * delivered after it.
+ * is called once when the stream cannot be framed any more (a frame over `maxBytes`, or the
+ * `budget` of the bytes all decoders keep took it back: hub-limits.js); nothing is delivered after it.
  */
 export class FrameDecoder {
-  constructor(onFrame, onBroken, maxBytes = MAX_FRAME_BYTES) {
+  constructor(onFrame, onBroken, maxBytes = MAX_FRAME_BYTES, budget = null) {
     this.onFrame = onFrame;
     this.onBroken = onBroken;
     this.maxBytes = maxBytes;
+    this.budget = budget;
     this.chunks = [];
     this.buffered = 0;
     this.needed = 4;       // bytes needed before the next step (length or body)
@@ -47,9 +48,7 @@ export class FrameDecoder {
       if (this.bodyLength < 0) {
         const length = bytes.readUInt32BE(0);
         if (length > this.maxBytes) {
-          this.broken = true;
-          this.chunks = [];
-          this.onBroken(`a frame of ${length} bytes, over the ${this.maxBytes} allowed`);
+          this.breakOff(`a frame of ${length} bytes, over the ${this.maxBytes} allowed`);
           return;
         }
         this.bodyLength = length;
@@ -60,6 +59,17 @@ export class FrameDecoder {
         this.onFrame(bytes.toString('utf8'));
       }
     }
+    this.budget?.update(this, this.buffered);
+  }
+
+  /** Nothing more is framed: what is kept is dropped, and `onBroken(reason)` is told once. */
+  breakOff(reason) {
+    if (this.broken) return;
+    this.broken = true;
+    this.chunks = [];
+    this.buffered = 0;
+    this.budget?.update(this, 0);
+    this.onBroken(reason);
   }
 
   /** The first `n` buffered bytes, as one Buffer. */

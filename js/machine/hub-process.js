@@ -1,26 +1,23 @@
 // The lock hub of one machine lock space, in a process of its own (started detached by the first
-// process that needs it: start-hub.js). The same Hub as in browsers (js/hub/hub.js), serving each
-// connection of its Unix domain socket as one client (one thread of one process), with the same
-// protocol, validation, quotas and reclaim. Liveness needs no heartbeat here: when a process or
-// thread dies, the operating system closes its socket and the hub releases its locks at once.
+// process that needs it: connect.js). The same Hub as in browsers (js/hub/hub.js) with a journal
+// (machine-hub.js), serving each connection of its Unix domain socket as one client (one thread
+// of one process), with the same protocol, validation and quotas, and limits of its own
+// (hub-limits.js). Liveness needs no heartbeat here: when a process or thread dies, the operating
+// system closes its socket and the hub releases its locks at once; after a hub's death, the next
+// one takes over from the journal what the living clients held and waited for.
 // The lock space is named by WEBLOCKS_MACHINE_SPACE, its folder by WEBLOCKS_MACHINE_DIR.
 // It exits by itself once no process has been connected for WEBLOCKS_MACHINE_IDLE_MS (30 s).
 import { fs } from '../node/builtin-fs.js';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { Hub } from '../hub/hub.js';
-import { PREDECESSOR } from '../hub/succession.js';
 import { loadHubEngine } from '../hub/load-engine.js';
+import { MachineHub } from './machine-hub.js';
+import { Journal } from './journal.js';
+import { FrameBudget, ConnectionGate } from './hub-limits.js';
 import { SocketPort } from './socket-port.js';
 import { claimSocket } from './claim.js';
 import { spaceFiles, ensurePrivateFolder, defaultFolder, defaultSpaceName } from './place.js';
 
-// Connections end with their socket, which the OS closes when their process or thread dies: no
-// client is ever declared dead for being silent (a process busy in a long synchronous task keeps
-// its locks, as a thread does in one process), and the hub pings no one.
-// Each waiting request learns its place in the queue on the next turn (not after a 50 ms batch as
-// in browsers): after a hub's death, the survivors re-register their waiting requests in that order.
-const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH: 0 };
 const IDLE_MS = Number(process.env.WEBLOCKS_MACHINE_IDLE_MS ?? 30_000);
 const CHECK_EVERY_MS = 500;
 const LOG_KEEP_BYTES = 1 << 20;
@@ -37,11 +34,22 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 
 const engine = await loadHubEngine({ preferShared: false });
 let closing = false;
-// No claim of a lost hub opens the reclaim window until the pid file says a hub died (below).
-const hub = new Hub(engine, { hubId: randomUUID(), log, liveness: LIVENESS, predecessor: PREDECESSOR.none });
+const journal = new Journal(files.journal, (error) => {
+  // Nobody may be told of what the journal could not record: stop before anything more is sent.
+  log('error', `stopped: cannot write the journal ${files.journal}: ${error?.message ?? error}`);
+  process.exit(1);
+});
+const hub = new MachineHub(engine, { hubId: randomUUID(), log, journal });
+const frameBudget = new FrameBudget();
+const gate = new ConnectionGate(hub);
+hub.gate = gate;
 const server = net.createServer((socket) => {
-  if (closing) socket.destroy();
-  else hub.connect(new SocketPort(socket));
+  if (closing) return socket.destroy();
+  if (!gate.admit(socket)) return undefined;
+  const port = new SocketPort(socket, { frameBudget });
+  port.onbroken = (why) => log('warn', `closed a connection: ${why}`);
+  gate.watch(hub.connect(port));
+  return undefined;
 });
 
 const claim = await claimSocket(server, files);
@@ -52,12 +60,12 @@ if (claim === null) {
   process.exit(0);
 }
 const socketInode = fs.lstatSync(files.socket).ino;
-// A pid file left behind is a hub that died (a hub that exits cleanly removes it): its clients
-// re-register what they hold and wait for here, so nothing new is granted before they have.
-const predecessor = readPid(files.pid);
-if (predecessor !== null && predecessor !== process.pid) {
-  hub.predecessor = PREDECESSOR.lost;
-  hub.openReclaimWindow();
+// Before any connection is served (no I/O callback has run since the claim): what the hubs before
+// this one granted and queued, for the clients that still live.
+const took = hub.takeOver();
+if (took.clients + took.dead > 0) {
+  log('info', `took over from the journal: ${took.held} locks held and ${took.waiting} requests waiting by ${took.clients} living clients; `
+    + `${took.dead} ended clients' locks released${took.conflicts > 0 ? `; ${took.conflicts} unsent grants dropped` : ''}`);
 }
 writeFileAtomically(files.pid, String(process.pid));
 fs.rmSync(files.starting, { force: true });
@@ -68,6 +76,7 @@ setInterval(() => {
   // Someone removed or replaced our socket file: new processes would start another hub, a
   // second lock space. Stop, so that our clients go to the one the path names now.
   if (ownsSocket() === false) return shutdown('the socket file was removed or replaced', { keepPid: true });
+  hub.compactJournal();
   if (hub.connections.size > 0) idleSince = performance.now();
   else if (performance.now() - idleSince >= IDLE_MS) shutdown(`no process connected for ${IDLE_MS} ms`, { keepPid: false });
   return undefined;
@@ -84,8 +93,8 @@ function ownsSocket() {
 
 /**
  * Stops serving. The socket file goes first, so that a process arriving now starts a new hub.
- * keepPid: clients may still hold locks (they re-register them with the next hub, which the pid
- * file tells to wait for them).
+ * keepPid: clients may still be connected (the pid file of a hub that did not go idle stays).
+ * The journal stays either way: the next hub takes over from it.
  */
 function shutdown(reason, { keepPid }) {
   if (closing) return;

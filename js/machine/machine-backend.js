@@ -1,22 +1,33 @@
 // One thread's backend in a machine lock space: the browser's hub client (js/browser/hub-backend.js)
 // over a Unix domain socket instead of a MessagePort. What differs from a browser context:
+// - Every hello says which process and kernel thread this is (process-proof.js): the hub keeps
+//   this thread's locks across its own deaths for exactly as long as the thread lives.
 // - The hub's loss is known at once: its socket closes (no silence to wait for, no probes).
 //   The client reconnects, starting a new hub if needed, and re-registers its held locks and
-//   waiting requests there, in their order, inside the new hub's reclaim window.
-// - The thread is kept alive while a request waits (as the Node host does), and only then: the
-//   socket and the timers are unref'd otherwise.
+//   waiting requests there; the new hub has kept them for it (machine-hub.js).
+// - A release is done when the hub confirms it (H.released), and the request's promise settles
+//   only then: news that the lock was stolen comes before that confirmation, so a holder that was
+//   paused or busy while its lock was stolen always learns it before its request resolves, even
+//   when the hub died meanwhile (its successor answers the re-registered lock as stolen).
+// - Grants carry fencing tokens (lock.fencingToken).
+// - The thread is kept alive while a request waits or a release is unconfirmed (as the Node host
+//   does), and only then: the socket and the timers are unref'd otherwise.
 import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment may replace the global ones.
 import { setInterval } from 'node:timers';
 import { HubBackend } from '../browser/hub-backend.js';
-import { PROTOCOL_VERSION } from '../hub/protocol.js';
+import { PROTOCOL_VERSION, C, H } from '../hub/protocol.js';
 import { SocketPort } from './socket-port.js';
 import { connectToSpace } from './connect.js';
+import { ownProcess } from './process-proof.js';
 
 // The socket says when the hub is gone: silence alone never makes a client reconnect.
 const LIVENESS = { HUB_SILENT_AFTER: Infinity };
-const SENT = 0; // hub-backend.js: a request not granted yet
+const HELD = 1; // hub-backend.js: a granted request (any other state waits for the hub)
+
+// Why a lock is gone when its holder re-registers it with the hub that closed its connection.
+const CLOSED_BY_HUB = 'The lock was released: the machine lock hub closed this thread\'s connection (see its log).';
 
 export class MachineBackend extends HubBackend {
   /** @param files the lock space (place.js spaceFiles) */
@@ -33,12 +44,17 @@ export class MachineBackend extends HubBackend {
     this.keepAlive = setInterval(() => {}, 0x7fffffff);
     this.keepAlive.unref();
     this.alive = false;
+    this.releasing = new Map(); // token -> resolve: releases the hub has not confirmed
+    this.proc = ownProcess();
   }
 
   async openSocket() {
     const socket = await connectToSpace(this.files);
     socket.unref();
     const port = new SocketPort(socket);
+    // Every hello says which thread this is (protocol.js `proc`).
+    const post = port.postMessage.bind(port);
+    port.postMessage = (message, transfer) => post(message?.t === C.hello ? { ...message, proc: this.proc } : message, transfer);
     port.addEventListener('close', () => this.socketClosed(port));
     return port;
   }
@@ -59,8 +75,8 @@ export class MachineBackend extends HubBackend {
 
   /** Keeps the thread alive exactly while something waits for the hub's answer. */
   updateKeepAlive() {
-    let waiting = this.aborts.size > 0 || this.queries.size > 0;
-    if (!waiting) for (const record of this.records.values()) if (record.state === SENT) { waiting = true; break; }
+    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0;
+    if (!waiting) for (const record of this.records.values()) if (record.state !== HELD) { waiting = true; break; }
     if (waiting === this.alive) return;
     this.alive = waiting;
     if (waiting) this.keepAlive.ref(); else this.keepAlive.unref();
@@ -72,9 +88,31 @@ export class MachineBackend extends HubBackend {
     return token;
   }
 
+  /**
+   * The lock stays listed as held (a hello after a hub's death re-registers it) until the hub
+   * confirms the release; the promise resolves then, after any news of its loss (backend contract).
+   */
   release(token) {
-    super.release(token);
+    const record = this.records.get(token);
+    if (record === undefined || record.state !== HELD || this.failure !== null) {
+      super.release(token);
+      this.updateKeepAlive();
+      return undefined;
+    }
+    record.releasing = true;
+    const confirmed = new Promise((resolve) => this.releasing.set(token, resolve));
+    this.send({ t: C.release, token });
     this.updateKeepAlive();
+    return confirmed;
+  }
+
+  /** Resolves the releases whose lock is no longer this thread's (confirmed, stolen, or the backend failed). */
+  settleReleases() {
+    for (const [token, resolve] of this.releasing) {
+      if (this.records.get(token)?.releasing) continue;
+      this.releasing.delete(token);
+      resolve();
+    }
   }
 
   abort(token) {
@@ -96,13 +134,44 @@ export class MachineBackend extends HubBackend {
         + 'processes with different versions of weblocks-wasm share it. Use one version, or give them different lock spaces (WEBLOCKS_MACHINE_SPACE).', 'NotSupportedError'));
       return;
     }
-    super.receive(message);
+    if (message?.t === H.released) {
+      if (this.records.get(message.token)?.releasing) this.records.delete(message.token);
+    } else if (message?.t === H.granted && Number.isSafeInteger(message.fence)) {
+      const record = this.records.get(message.token);
+      if (record !== undefined && record.state !== HELD) {
+        record.state = HELD;
+        record.listener.granted(message.token, { fencingToken: message.fence });
+      }
+    } else {
+      super.receive(message);
+    }
+    this.settleReleases();
+    this.idle();
     this.updateKeepAlive();
+  }
+
+  /**
+   * The hub answered a hello. A held lock it did not keep for us was stolen (the hub before it
+   * kept it in its journal otherwise), or released when that same hub closed our connection.
+   * A release in flight when the hub died is sent again.
+   */
+  welcome(m) {
+    const entries = this.helloEntries ?? [];
+    const why = m.hubId === this.hubId ? CLOSED_BY_HUB : undefined;
+    entries.forEach((entry, i) => {
+      const record = this.records.get(entry.token);
+      if (record === undefined || record.state !== HELD || m.reclaimed?.[i] !== 'stolen') return;
+      this.records.delete(entry.token);
+      record.listener.stolen(entry.token, why);
+    });
+    super.welcome(m);
+    for (const [token, record] of this.records) if (record.releasing) this.send({ t: C.release, token });
   }
 
   /** A permanent failure (a refused hello, no hub could start): the connection serves nothing more. */
   fail(error) {
     super.fail(error);
+    this.settleReleases();
     this.updateKeepAlive();
     const port = this.port;
     this.port = null;

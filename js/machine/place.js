@@ -56,6 +56,7 @@ export function spaceFiles(folder, space) {
     pid: path.join(folder, `${space}.pid`),
     log: path.join(folder, `${space}.log`),
     starting: path.join(folder, `${space}.starting`),
+    journal: path.join(folder, `${space}.journal`),
   };
   if (Buffer.byteLength(files.socket) > SOCKET_PATH_MAX) {
     throw new MachineSpaceError('ERR_WEBLOCKS_MACHINE_PATH', `weblocks-wasm: the socket path ${files.socket} is longer than a Unix socket path may be `

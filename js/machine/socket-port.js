@@ -10,16 +10,24 @@ import { FrameDecoder, encodeFrame } from './frames.js';
 export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 export class SocketPort {
-  constructor(socket) {
+  /** @param options { frameBudget }: the hub's bound on unfinished frames (hub-limits.js) */
+  constructor(socket, options = {}) {
     this.socket = socket;
     this.onmessage = null;
     this.onmessageerror = null;
     this.closed = false;
     this.closeListeners = [];
-    const decoder = new FrameDecoder((text) => this.deliver(text), () => this.close());
+    const decoder = new FrameDecoder((text) => this.deliver(text), (why) => this.broken(why), undefined, options.frameBudget ?? null);
+    this.onbroken = null;
     socket.on('data', (chunk) => decoder.push(chunk));
-    socket.on('close', () => this.ended());
+    socket.on('close', () => { decoder.breakOff('closed'); this.ended(); });
     socket.on('error', () => { /* 'close' follows */ });
+  }
+
+  /** The stream cannot be framed any more (frames.js): the connection is closed. */
+  broken(why) {
+    if (why !== 'closed') this.onbroken?.(why);
+    this.close();
   }
 
   deliver(text) {

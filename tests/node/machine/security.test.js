@@ -10,6 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createMachineLockManager } from '../../../js/machine/locks.js';
 import { checkSpaceName } from '../../../js/machine/place.js';
+import { ownProcess } from '../../../js/machine/process-proof.js';
 import { encodeFrame, FrameDecoder } from '../../../js/machine/frames.js';
 import { PROTOCOL_VERSION } from '../../../js/hub/protocol.js';
 import { freshSpace, REGISTER_MACHINE } from './support.js';
@@ -105,13 +106,13 @@ test('a hostile local client cannot release, abort or take over another process\
   const { held: [info] } = await victim.query();
 
   const hostile = await rawClient(space.files.socket);
-  hostile.send({ t: 'hello', v: PROTOCOL_VERSION, clientId: 'hostile', key: 'k', lostHub: null, reclaim: [] });
+  hostile.send({ t: 'hello', v: PROTOCOL_VERSION, clientId: 'hostile', key: 'k', lostHub: null, reclaim: [], proc: ownProcess() });
   await until(() => hostile.heard.some((m) => m.t === 'welcome'), 'the hostile client is welcomed');
   // Every token the victim could have: released and aborted from here.
   for (let token = 1; token <= 50; token++) hostile.send({ t: 'release', token }), hostile.send({ t: 'abort', token });
   // Taking over the victim's connection needs its key (a secret): its clientId alone is refused.
   const thief = await rawClient(space.files.socket);
-  thief.send({ t: 'hello', v: PROTOCOL_VERSION, clientId: info.clientId, key: 'guessed', lostHub: 'x', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: true, seq: null }] });
+  thief.send({ t: 'hello', v: PROTOCOL_VERSION, clientId: info.clientId, key: 'guessed', lostHub: 'x', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: true, seq: null }], proc: ownProcess() });
   await until(() => thief.heard.some((m) => m.t === 'rejected'), 'the thief is refused');
   assert.equal(thief.heard.find((m) => m.t === 'rejected').reason, 'clientId');
   // Malformed messages, a frame that is not JSON, then a frame too large to accept.

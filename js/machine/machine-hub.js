@@ -1,0 +1,211 @@
+// The hub of a machine lock space: js/hub/hub.js, plus what a hub of processes can have and a
+// browser's cannot: proof of who holds what and whether they live.
+// - Every hold and wait is written to the journal (journal.js) before anyone hears of it.
+// - A starting hub reads the journal of the hubs before it and takes over, at once, the locks and
+//   the queue places of every client whose thread still lives (process-proof.js), as if the
+//   client were connected: a holder paused across any number of hub deaths keeps its locks for as
+//   long as it lives, however long it is paused, and gets them back when it reconnects (its hello
+//   resumes that client: resume.js). The locks of clients that died go to their waiters as soon as
+//   the hub serves; a client that dies later, before it reconnects, is seen within
+//   ORPHAN_CHECK_MS. There is no reclaim window: nothing is guessed from time.
+// - Every grant carries a fencing token, one counter for the lock space that the journal carries
+//   across hubs (strictly increasing per name, steals and hub deaths included).
+// - Every release is confirmed (H.released), after any news of the lock's loss on the same
+//   connection: a holder never takes its request as done before it knows whether it was stolen.
+import { createHash } from 'node:crypto';
+import { Hub } from '../hub/hub.js';
+import { H } from '../hub/protocol.js';
+import { MODE, WAIT, STATUS } from '../engine/index.js';
+import { PREDECESSOR } from '../hub/succession.js';
+import { requestCost } from '../hub/quota.js';
+import { threadLives, unprovable } from './process-proof.js';
+
+// Connections end with their socket, which the OS closes when their process or thread dies: no
+// client is ever declared dead for being silent, and the hub pings no one. Each waiting request
+// learns its place in the queue on the next turn.
+const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH: 0 };
+// How often the threads of clients that have not reconnected since the last hub died are looked up.
+const ORPHAN_CHECK_MS = 20;
+
+const HELD = 1;    // (hub.js token states)
+const PENDING = 0;
+
+const hashKey = (key) => createHash('sha256').update(String(key)).digest('base64');
+
+/** The port of a client known only from the journal: it has not reconnected yet. */
+class Unconnected {
+  postMessage() {}
+  close() {}
+  start() {}
+  addEventListener() {}
+}
+
+export class MachineHub extends Hub {
+  /** @param options Hub options, and `journal` (journal.js) */
+  constructor(engine, { journal, ...options }) {
+    super(engine, { ...options, liveness: { ...LIVENESS, ...options.liveness }, predecessor: PREDECESSOR.none });
+    this.journal = journal;
+    this.fence = 0;
+    this.clientNumbers = 0;
+    this.orphans = new Set();   // connections of clients that have not reconnected to this hub
+    this.orphanTimer = null;
+    this.restoring = false;     // while takeOver() rebuilds the engine's state (the journal is rewritten after)
+    this.gate = null;           // hub-limits.js ConnectionGate: told when a connection registers
+  }
+
+  /**
+   * Takes over from the journal, before serving: the holds and waits of clients whose threads
+   * live, in their order; then rewrites the journal as this hub's own.
+   */
+  takeOver() {
+    const { fence, clients } = this.journal.read();
+    this.fence = fence;
+    this.restoring = true;
+    const held = [];
+    const waiting = [];
+    let dead = 0;
+    for (const client of clients) {
+      if (client.entries.length === 0) continue;
+      if (!threadLives(client.proc)) { dead++; continue; }
+      const conn = this.connect(new Unconnected());
+      conn.clientId = client.clientId;
+      conn.keyHash = client.keyHash;
+      conn.proc = client.proc;
+      conn.no = ++this.clientNumbers;
+      conn.client = this.engine.openClient(client.clientId);
+      const bell = this.engine.doorbell(conn.client);
+      conn.bell = bell.int32;
+      conn.bellIndex = bell.index;
+      conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
+      this.clientIds.set(conn.clientId, conn);
+      this.orphans.add(conn);
+      for (const entry of client.entries) {
+        conn.maxToken = Math.max(conn.maxToken, entry.token);
+        (entry.held ? held : waiting).push([conn, entry]);
+      }
+    }
+    const byOrder = (a, b) => a[1].order - b[1].order;
+    let conflicts = 0;
+    for (const [conn, entry] of held.sort(byOrder)) {
+      const answer = this.engine.request(conn.client, entry.name, MODE[entry.mode], WAIT.noWait);
+      if (answer.status !== STATUS.granted) {
+        // Two holds that cannot both be: the later grant was written, and the hub died before it
+        // could send it (a grant is sent only after the releases it follows are written).
+        conflicts++;
+        continue;
+      }
+      const record = { id: answer.id, state: HELD, entry: { name: entry.name, mode: entry.mode, wait: 'wait' }, fence: entry.fence };
+      this.keep(conn, entry.token, record);
+      conn.tokenOfId.set(answer.id, entry.token);
+    }
+    for (const [conn, entry] of waiting.sort(byOrder)) {
+      this.keep(conn, entry.token, { id: 0, state: 2, entry: { name: entry.name, mode: entry.mode, wait: 'wait' } });
+      this.submit(conn, entry.token); // (the journal is rewritten below, with what this grants)
+    }
+    this.restoring = false;
+    this.journal.rewrite(this.snapshot());
+    this.deliverEvents();
+    if (this.orphans.size > 0) this.orphanTimer = setInterval(() => this.checkOrphans(), ORPHAN_CHECK_MS);
+    return { clients: this.orphans.size, held: held.length - conflicts, waiting: waiting.length, dead, conflicts };
+  }
+
+  keep(conn, token, record) {
+    record.cost = requestCost(record.entry.name);
+    this.quota.charge(conn, record.cost);
+    conn.tokens.set(token, record);
+  }
+
+  /** The journal's lines for the hub's state now (journal.js). */
+  snapshot() {
+    const lines = [['f', this.fence]];
+    const waiting = [];
+    for (const conn of this.connections) {
+      if (conn.client === null || conn.no === undefined) continue;
+      lines.push(['c', conn.no, conn.clientId, conn.keyHash, conn.proc.pid, conn.proc.tid, conn.proc.start]);
+      for (const [token, record] of conn.tokens) {
+        if (record.state === HELD) lines.push(['g', conn.no, token, record.fence, record.entry.mode, record.entry.name]);
+        else if (record.state === PENDING) waiting.push([record.seq, ['q', conn.no, token, record.entry.mode, record.entry.name]]);
+      }
+    }
+    for (const [, line] of waiting.sort((a, b) => a[0] - b[0])) lines.push(line);
+    return lines;
+  }
+
+  /** A client that has not reconnected since the last hub died: its locks go once its thread is gone. */
+  checkOrphans() {
+    for (const conn of this.orphans) {
+      if (threadLives(conn.proc)) continue;
+      this.log('info', `${conn.clientId} ended before it reconnected: its locks released`);
+      this.forget(conn);
+    }
+    if (this.orphans.size === 0) {
+      clearInterval(this.orphanTimer);
+      this.orphanTimer = null;
+    }
+  }
+
+  compactJournal() {
+    this.journal.compactIfLarge(() => this.snapshot());
+  }
+
+  // ---- hub.js hooks ----
+
+  admit(conn, hello) {
+    const why = unprovable(hello.proc);
+    return why === null ? null : `The machine lock hub cannot vouch for this client: ${why}.`;
+  }
+
+  registered(conn, hello) {
+    conn.keyHash = hashKey(hello.key);
+    conn.proc = hello.proc;
+    conn.no = ++this.clientNumbers;
+    this.journal.client(conn.no, conn.clientId, conn.keyHash, conn.proc);
+    this.gate?.settled(conn);
+  }
+
+  sameContext(holder, key) {
+    return holder.keyHash === hashKey(key);
+  }
+
+  resumed(conn, old) {
+    conn.keyHash = old.keyHash;
+    conn.proc = old.proc;
+    conn.no = old.no;
+    this.orphans.delete(old);
+    this.gate?.settled(conn);
+  }
+
+  held(conn, token, record) {
+    record.fence = ++this.fence;
+    if (!this.restoring) this.journal.held(conn.no, token, record.fence, record.entry.mode, record.entry.name);
+  }
+
+  queued(conn, token, record) {
+    if (!this.restoring) this.journal.queued(conn.no, token, record.entry.mode, record.entry.name);
+  }
+
+  dropped(conn, token, record) {
+    if (!this.restoring && (record.state === HELD || record.state === PENDING)) this.journal.dropped(conn.no, token);
+  }
+
+  closing(conn) {
+    this.orphans.delete(conn);
+    if (!this.restoring) this.journal.closed(conn.no);
+  }
+
+  releaseHandled(conn, token) {
+    conn.send({ t: H.released, token });
+  }
+
+  sendGrant(conn, token) {
+    conn.send({ t: H.granted, token, fence: conn.tokens.get(token)?.fence });
+  }
+
+  /** A hello that names a lost hub opens no window here: the journal says who held what. */
+  claimOfLostHub() {}
+
+  stop() {
+    super.stop();
+    clearInterval(this.orphanTimer);
+  }
+}
