@@ -3,6 +3,7 @@
 import { LockManager, Lock } from '../api/index.js';
 import { contextLocks, bucketLocks } from './context.js';
 import { installBucketLocks } from './buckets.js';
+import { locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
 
 const INSTALLED = Symbol.for('weblocks-wasm.installed');
 
@@ -21,7 +22,9 @@ export function install(options = {}) {
   const nav = scope.navigator;
   if (nav === undefined || nav === null) return null;
   const force = options.force ?? scope.WEBLOCKS_FORCE === true;
-  if (!force && typeof nav.locks?.request === 'function') return null;
+  // What navigator.locks is without this package: a DOM emulation may share one Navigator class
+  // among windows, and another window's getter of ours is never read to decide.
+  if (!force && typeof locksWithoutUs(nav).value?.request === 'function') return null;
   const hubUrl = scope.WEBLOCKS_HUB_URL ?? options.hubUrl;
   const requireHub = options.requireHub ?? scope.WEBLOCKS_REQUIRE_HUB === true;
   const contextOptions = {
@@ -42,22 +45,13 @@ export function install(options = {}) {
 }
 
 /**
- * `readonly attribute LockManager locks` of NavigatorLocks (Navigator and WorkerNavigator): as
- * every WebIDL attribute, an accessor on the interface prototype object, enumerable and
- * configurable, whose getter refuses any `this` but this context's navigator.
+ * `readonly attribute LockManager locks` of NavigatorLocks (Navigator and WorkerNavigator): on the
+ * interface prototype object (navigator-locks.js: served per navigator); a navigator that is no
+ * interface's instance (a plain object some host made) gets an own property.
  */
 function defineLocksAttribute(scope, nav, locks) {
   const iface = ['Navigator', 'WorkerNavigator']
     .map((name) => scope[name])
     .find((ctor) => typeof ctor === 'function' && ctor.prototype !== undefined && nav instanceof ctor);
-  const { get } = Object.getOwnPropertyDescriptor({
-    get locks() {
-      if (this !== nav) throw new TypeError("Illegal invocation: 'locks' getter called on an object that is not this context's Navigator");
-      return locks;
-    },
-  }, 'locks');
-  // A navigator that is no interface's instance (a plain object some host made): an own property.
-  const target = iface === undefined ? nav : iface.prototype;
-  if (target !== nav && Object.getOwnPropertyDescriptor(nav, 'locks') !== undefined) delete nav.locks;
-  Object.defineProperty(target, 'locks', { get, set: undefined, configurable: true, enumerable: true });
+  serveLocks(nav, iface, locks);
 }

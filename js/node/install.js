@@ -4,6 +4,7 @@ import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { LockManager, Lock } from '../api/index.js';
 import { threadLocks } from './thread-locks.js';
 import { builtinDecision } from './builtin-policy.js';
+import { servedLocks, locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
 
 const SAID = 'weblocks-wasm: replaced the built-in navigator.locks';
 
@@ -20,39 +21,25 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
     });
   }
   const navigator = globalThis.navigator;
-  const ours = navigator.locks !== undefined && navigator.locks !== null && navigator.locks === installedLocks;
-  if (ours) return installedLocks;
-  const builtIn = typeof navigator.locks?.request === 'function';
+  if (installedLocks !== null && servedLocks(navigator) === installedLocks) return installedLocks;
+  // Decided on what navigator.locks is without this package: another copy's LockManager (a runner
+  // may load one copy per test file into a thread) is no built-in, and a getter of ours is never read.
+  const without = locksWithoutUs(navigator);
+  const builtIn = typeof without.value?.request === 'function';
   if (builtIn) {
     const decision = builtinDecision({ force: typeof force === 'boolean' ? force : undefined });
     if (decision === 'keep') return null;
     if (force !== true) sayReplacedOnce();
-    // A built-in getter lives on Navigator.prototype: remove it, so nothing reaches the old one.
-    for (let proto = Object.getPrototypeOf(navigator); proto !== null; proto = Object.getPrototypeOf(proto)) {
-      const desc = Object.getOwnPropertyDescriptor(proto, 'locks');
-      if (desc !== undefined && desc.configurable) delete proto.locks;
-    }
   }
   const locks = threadLocks();
+  // Node 21+ has a WebIDL-shaped Navigator, and DOM emulations have theirs: the attribute goes on
+  // the interface prototype. A navigator of our own (Node 20) or another library's plain object: an
+  // own property.
   const Navigator = globalThis.Navigator;
-  if (typeof Navigator === 'function' && navigator instanceof Navigator) {
-    // Node 21+ has a WebIDL-shaped Navigator: the attribute goes where WebIDL puts it, an accessor
-    // on the interface prototype that refuses any other `this`.
-    const { get } = Object.getOwnPropertyDescriptor({
-      get locks() {
-        if (this !== navigator) throw new TypeError("Illegal invocation: 'locks' getter called on an object that is not the navigator");
-        return locks;
-      },
-    }, 'locks');
-    if (Object.getOwnPropertyDescriptor(navigator, 'locks')?.configurable) delete navigator.locks;
-    Object.defineProperty(Navigator.prototype, 'locks', { get, set: undefined, enumerable: true, configurable: true });
-  } else {
-    // A navigator of our own (Node 20) or another library's plain object: an own property.
-    // defineProperty, not assignment: some environments' locks is a getter without a setter.
-    Object.defineProperty(navigator, 'locks', { value: locks, writable: false, enumerable: true, configurable: true });
-  }
+  const iface = typeof Navigator === 'function' && navigator instanceof Navigator ? Navigator : undefined;
+  serveLocks(navigator, iface, locks, { replaceBuiltIn: builtIn });
   for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
-    if (builtIn || typeof globalThis[name] !== 'function') {
+    if (builtIn || without.replaced || typeof globalThis[name] !== 'function') {
       Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
     }
   }
@@ -60,7 +47,7 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
   return locks;
 }
 
-let installedLocks = null;
+let installedLocks = null; // this module copy's LockManager, once installed
 
 // Once per process: threads created after the first notice inherit the environment data.
 function sayReplacedOnce() {
