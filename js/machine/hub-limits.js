@@ -56,7 +56,7 @@ export class ConnectionGate {
     this.limits = limits;
     this.sockets = 0;
     this.unregistered = new Map(); // conn -> timer, oldest first
-    this.warned = 0;
+    this.warned = new Map(); // kind -> connections closed for it (the log says the first few of each kind)
   }
 
   /** A new socket: false when it was refused. */
@@ -78,9 +78,9 @@ export class ConnectionGate {
   watch(conn) {
     if (this.unregistered.size >= this.limits.unregistered) {
       const [oldest] = this.unregistered.keys();
-      this.close(oldest, `more than ${this.limits.unregistered} connections had not said hello`);
+      this.close(oldest, 'crowd', `more than ${this.limits.unregistered} connections had not said hello`);
     }
-    const timer = setTimeout(() => this.close(conn, `no hello within ${this.limits.unregisteredMs} ms`), this.limits.unregisteredMs);
+    const timer = setTimeout(() => this.close(conn, 'late', `no hello within ${this.limits.unregisteredMs} ms`), this.limits.unregisteredMs);
     this.unregistered.set(conn, timer);
     conn.port.addEventListener('close', () => this.settled(conn));
   }
@@ -91,10 +91,12 @@ export class ConnectionGate {
     this.unregistered.delete(conn);
   }
 
-  close(conn, why) {
+  close(conn, kind, why) {
     this.settled(conn);
     if (conn.clientId !== null) return; // it said hello meanwhile
-    if (this.warned++ < 10 || this.warned % 1000 === 0) this.hub.log('warn', `closed a connection that never said hello: ${why}`);
+    const count = (this.warned.get(kind) ?? 0) + 1;
+    this.warned.set(kind, count);
+    if (count <= 10 || count % 1000 === 0) this.hub.log('warn', `closed a connection that never said hello: ${why} [${count}]`);
     this.hub.forget(conn);
   }
 }

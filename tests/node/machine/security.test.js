@@ -165,3 +165,19 @@ test('a process whose hub speaks another protocol version fails its requests wit
   assert.match(error.message, new RegExp(`speaks protocol ${PROTOCOL_VERSION - 1}, this process ${PROTOCOL_VERSION}`));
   assert.match(error.message, /Use one version, or give them different lock spaces \(WEBLOCKS_MACHINE_SPACE\)/);
 });
+
+test('a client whose hello names no process, or a process the hub cannot see (another PID namespace), is refused, saying why', async (t) => {
+  const space = freshSpace(t);
+  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
+  await locks.request('start', () => {}); // a hub serves
+  const own = ownProcess();
+  for (const proc of [undefined, { ...own, start: own.start + 1 }, { pid: 0x7ffffff0, tid: 0x7ffffff0, start: 1 }]) {
+    const client = await rawClient(space.files.socket);
+    client.send({ t: 'hello', v: PROTOCOL_VERSION, clientId: 'unprovable', key: 'k', lostHub: null, reclaim: [], ...(proc === undefined ? {} : { proc }) });
+    await until(() => client.heard.some((m) => m.t === 'rejected'), 'the client is refused');
+    const refusal = client.heard.find((m) => m.t === 'rejected');
+    assert.equal(refusal.reason, 'process');
+    assert.match(refusal.message, proc === undefined ? /does not say which process it is/ : /cannot share a machine lock space/);
+    client.socket.destroy();
+  }
+});
