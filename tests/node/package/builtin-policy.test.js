@@ -69,3 +69,17 @@ test('Node 24 with WEBLOCKS_KEEP_BUILTIN=1: the built-in is kept, nothing is sai
   assert.deepEqual(JSON.parse(stdout.trim()), { kept: true, exported: true, again: null, engineStarted: false });
   assert.doesNotMatch(stderr, /WEBLOCKS_REPLACED_BUILTIN/);
 });
+
+test('Node 24 with the test setup file (an explicit choice, as the register preload): the built-in is replaced and nothing is said', async () => {
+  const { code, stdout, stderr } = await run24(`
+    const builtIn = navigator.locks;
+    const { install } = await import('./js/node/test-setup.js');
+    console.log(JSON.stringify({
+      replaced: navigator.locks !== builtIn, again: install() === navigator.locks,
+      held: await navigator.locks.request('x', { ifAvailable: true }, (lock) => lock?.name),
+    }));
+  `);
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(JSON.parse(stdout.trim()), { replaced: true, again: true, held: 'x' });
+  assert.doesNotMatch(stderr, /WEBLOCKS_/);
+});
