@@ -1,8 +1,10 @@
 // Chaos across processes: node:cluster workers and plain child processes (one with worker threads
 // of its own) contend on three names with random requests, steals, ifAvailable and aborts, while
 // processes SIGKILL themselves (in and out of critical sections), the harness SIGKILLs others, and
-// the hub itself is SIGKILLed again and again. An external checker (stamps.js) reads every
-// section's enter and leave from one O_APPEND file: zero violations, nothing left held.
+// the hub itself is SIGKILLed again and again, some of those times while a contender is stopped
+// (SIGSTOP, for up to 3.5 s: it resumes under another hub) or busy in a synchronous task of its own
+// (fixtures/chaos-agent.mjs). An external checker (stamps.js) reads every section's enter and leave
+// from one O_APPEND file: zero violations, nothing lost but to a steal, nothing left held.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -44,17 +46,30 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
   let clusterWorkers = 0;
   primary.on('message', () => { clusterWorkers++; });
 
-  // The harness kills too: a random plain child every 1.5 s, the hub every 3 s.
+  // The harness kills too: a random plain child every 1.5 s, the hub every 3 s; every other hub
+  // kill, with a random plain child stopped from just before it until 0.5-3.5 s after.
   let hubKills = 0;
+  let pauses = 0;
+  const paused = new Set(); // children stopped now
+  const pick = () => {
+    const candidates = [...running].filter((child) => child.exitCode === null && child.signalCode === null && !paused.has(child));
+    return candidates[Math.floor(Math.random() * candidates.length)];
+  };
   while (Date.now() < deadline - 500) {
     await sleep(1500);
-    const victims = [...running];
-    const victim = victims[Math.floor(Math.random() * victims.length)];
-    if (victim?.pid !== undefined && victim.exitCode === null) {
+    const victim = pick();
+    if (victim?.pid !== undefined) {
       stamp(`kill ${victim.pid}`);
       victim.kill('SIGKILL');
     }
     await sleep(1500);
+    const sleeper = hubKills % 2 === 0 ? pick() : undefined;
+    if (sleeper?.pid !== undefined) {
+      sleeper.kill('SIGSTOP');
+      paused.add(sleeper);
+      pauses++;
+      setTimeout(() => { sleeper.kill('SIGCONT'); paused.delete(sleeper); }, 500 + Math.random() * 3000);
+    }
     const pid = hubPid(space.files);
     if (pid !== null) {
       stamp(`hub-killed ${pid}`);
@@ -62,6 +77,7 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
       hubKills++;
     }
   }
+  while (paused.size > 0) await sleep(50);
   // Everyone stops at the deadline; one that does not within 30 s waits for a lock it never gets.
   const locks = createMachineLockManager({ folder: space.folder, space: space.space });
   const stopped = (async () => {
@@ -79,12 +95,12 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
 
   if (process.env.WEBLOCKS_CHAOS_KEEP) for (const file of [stamps, space.files.log]) fs.copyFileSync(file, path.join(process.env.WEBLOCKS_CHAOS_KEEP, path.basename(file)));
   const result = checkStamps(fs.readFileSync(stamps, 'utf8'));
-  t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills; ${JSON.stringify(result.counts)}`);
+  t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills, ${pauses} of them with a contender stopped; ${JSON.stringify(result.counts)}`);
   assert.deepEqual(result.violations.slice(0, 5), [], `${result.violations.length} violations`);
   assert.deepEqual(result.errors.slice(0, 5), [], 'no request failed');
   assert.deepEqual(result.unexplainedLosses.slice(0, 5), [], 'no lock was lost but to a steal');
   const c = result.counts;
-  assert.ok(c.sections > 0 && c.shared > 0 && c.steals > 0 && c.stolen > 0 && c.unavailable > 0 && c.aborted > 0 && c.processKills > 0 && c.hubKills > 0,
+  assert.ok(c.sections > 0 && c.shared > 0 && c.steals > 0 && c.stolen > 0 && c.unavailable > 0 && c.aborted > 0 && c.processKills > 0 && c.hubKills > 0 && c.busy > 0 && pauses > 0,
     `every kind of event happened: ${JSON.stringify(c)}`);
 
   const state = await locks.query();

@@ -3,7 +3,7 @@
 // lines (kills), in file order, which is the order in which they happened.
 //   enter <name> <mode> <id> <steal|wait>   leave <name> <id>   lost <id> <stolen|not-by-steal>
 //   killed <pid> (the process, about to SIGKILL itself)   kill <pid> (the harness, about to)
-//   hub-killed <pid>   unavailable <id>   aborted <id>   error <id> <text>
+//   hub-killed <pid>   unavailable <id>   aborted <id>   busy <id> <ms>   error <id> <text>
 // An id is <pid>.<threadId>.<loop>.<n>. Two sections of one name overlap when one enters while
 // the other is in, and either is exclusive: a violation. The spec allows one case: a stolen
 // holder goes on running its callback (spec: "steal" rejects its promise, nothing stops it), so
@@ -19,7 +19,7 @@ export function checkStamps(text) {
     if (parts[0] === 'lost') lost.set(parts[1], parts[2]);
     if (parts[0] === 'enter' && parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
   }
-  const counts = { sections: 0, exclusive: 0, shared: 0, steals: 0, stolen: 0, notBySteal: 0, unavailable: 0, aborted: 0, processKills: 0, hubKills: 0 };
+  const counts = { sections: 0, exclusive: 0, shared: 0, steals: 0, stolen: 0, notBySteal: 0, unavailable: 0, aborted: 0, busy: 0, processKills: 0, hubKills: 0 };
   const violations = [];
   const errors = [];
   const unexplainedLosses = [];
@@ -64,6 +64,7 @@ export function checkStamps(text) {
       holders.get(parts[1])?.delete(id);
     } else if (kind === 'unavailable') counts.unavailable++;
     else if (kind === 'aborted') counts.aborted++;
+    else if (kind === 'busy') counts.busy++;
     else if (kind === 'error') errors.push(line);
   }
   return { counts, violations, errors, unexplainedLosses };
