@@ -17,6 +17,7 @@ async function usage(): Promise<void> {
   const installed: LockManager | null = install({ force: true });
   const acrossProcesses: LockManager = createMachineLockManager({ space: 'my-app', folder: '/run/user/1000/weblocks-wasm' });
   await machineLocks.request('resource', async () => acrossProcesses.query());
+  const fence: number | undefined = await createMachineLockManager().request('resource', (lock) => lock?.fencingToken);
   // @ts-expect-error the lock space is named by a string
   createMachineLockManager({ space: 1 });
   // @ts-expect-error the mode is an enum
