@@ -1,6 +1,11 @@
 // Agent termination of threads known to be gone (thread-watch.js): closes their clients and gives
 // their stacks and scratch areas back to the region pool.
 //
+// A thread reported ended is closed only once it can no longer run: a runtime may report a
+// Worker ended while it still runs (Deno's terminate() of a busy worker), and handing its lock on
+// then would let two holders run at once. Until the kernel confirms it (records.stopped), its
+// locks stay held, and after a while a warning says so.
+//
 // One of them may have died inside an engine call, holding the engine mutex: closing its owner
 // takes the mutex over and rolls that call back (wl_close_clients_of_owner). The closer never
 // waits on the mutex: a holder that is not one of the gone threads may be a thread whose own
@@ -14,7 +19,7 @@ const RETRY_MS = 5;
 const WARN_AFTER_MS = 2000;
 
 export class GoneThreadCloser {
-  // records: { forget(threadId), hasRecordedChildren(threadId) } of the thread table. A closed
+  // records: { forget(threadId), hasRecordedChildren(threadId), stopped(threadId) } of the thread table. A closed
   // thread's record goes only after those of the threads below it (leaves first), so that if
   // this thread dies half-way, the closer of its own subtree still reaches every one of them.
   constructor(engineReady, regions, records, onError) {
@@ -36,6 +41,12 @@ export class GoneThreadCloser {
     this.engineReady.then((engine) => this.run(engine), () => {});
   }
 
+  warnOnce(threadId, message) {
+    if (performance.now() - this.pending.get(threadId) <= WARN_AFTER_MS || this.warned.has(threadId)) return;
+    this.warned.add(threadId);
+    this.onError(threadId, new Error(message));
+  }
+
   run(engine) {
     if (this.timer !== null) {
       clearTimeout(this.timer);
@@ -46,6 +57,11 @@ export class GoneThreadCloser {
     const order = this.pending.has(holder) ? [holder, ...this.pending.keys()] : [...this.pending.keys()];
     for (const threadId of order) {
       if (!this.pending.has(threadId)) continue;
+      if (!this.records.stopped(threadId)) {
+        this.warnOnce(threadId, `thread ${threadId} was reported ended but has not stopped (the kernel still lists it) for over ${WARN_AFTER_MS} ms: `
+          + 'its locks stay held until it stops');
+        continue;
+      }
       let closed;
       try {
         closed = engine.tryCloseClientsOfOwner(threadId);
@@ -55,11 +71,7 @@ export class GoneThreadCloser {
         continue;
       }
       if (closed === null) {
-        const since = this.pending.get(threadId);
-        if (performance.now() - since > WARN_AFTER_MS && !this.warned.has(threadId)) {
-          this.warned.add(threadId);
-          this.onError(threadId, new Error(`the engine mutex has been held by thread ${engine.mutexHolderTag()} for over ${WARN_AFTER_MS} ms; still trying`));
-        }
+        this.warnOnce(threadId, `the engine mutex has been held by thread ${engine.mutexHolderTag()} for over ${WARN_AFTER_MS} ms; still trying`);
         continue;
       }
       this.pending.delete(threadId);
@@ -78,6 +90,7 @@ export class GoneThreadCloser {
       }
     }
     if (this.pending.size > 0 || this.toForget.size > 0) {
+      // (Also polls the kernel for threads reported ended that still run.)
       this.timer = setTimeout(() => this.run(engine), RETRY_MS);
       this.timer.unref?.();
     }

@@ -1,12 +1,14 @@
 // The process-wide lock space: one shared engine memory for every thread of the process.
-// The first thread that loads the package creates it and publishes it with
-// worker_threads.setEnvironmentData, which every Worker created afterwards inherits (nested ones
-// too); each thread then attaches its own wasm instance (own stack) to that memory.
+// A thread finds it through the process-wide rendezvous (rendezvous.js), whoever loaded the
+// package first; it is also published with worker_threads.setEnvironmentData, which every Worker
+// created afterwards inherits (nested ones too), as the candidate the rendezvous confirms. Each
+// thread then attaches its own wasm instance (own stack) to that memory.
 import { getEnvironmentData, setEnvironmentData, threadId } from 'node:worker_threads';
 import { compileEngine, createEngineMemory, attachEngine } from '../engine/index.js';
 import { RegionPool, REGION_TABLE_BYTES } from '../engine/region-pool.js';
 import { WASM_PAGE, MEMORY_MAXIMUM_PAGES } from '../engine/layout.js';
 import { THREAD_TABLE_BYTES, recordedThreadIsGone } from './thread-watch.js';
+import { rendezvousAvailable, joinProcessLockSpace, leaveProcessLockSpace, newSpaceId } from './rendezvous.js';
 
 export const SPACE_KEY = 'weblocks-wasm/lock-space@1';
 
@@ -17,22 +19,56 @@ export const THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
 export const ENGINE_MEMORY_LIMIT = MEMORY_MAXIMUM_PAGES * WASM_PAGE - THREAD_RESERVE_BYTES;
 
 /**
- * The lock space of this process, created synchronously if this thread is the first: shared
- * memory and the thread table are published at once, so a Worker created right after the import
- * already joins it. Returns null where shared memory is unavailable.
+ * The lock space of this process: the space, or a Promise of it when this thread must wait for
+ * another thread to hand it over (rendezvous.js), or null where shared memory is unavailable.
+ * Throws (LockSpaceError) where this thread cannot find the process's space: never one of its own.
  */
 export function findOrCreateLockSpace() {
-  const existing = getEnvironmentData(SPACE_KEY);
-  if (existing !== undefined) return existing;
+  const inherited = getEnvironmentData(SPACE_KEY) ?? null;
   if (inDenoWebWorker()) throw lockSpaceUnreachable();
+  // A space of a test file's own (resetLockSpace) is shared by that thread and its Workers only.
+  if (inherited?.scoped === true) return inherited;
+  if (rendezvousAvailable()) {
+    if (!sharedMemoryAvailable()) return null;
+    return adopt(joinProcessLockSpace(inherited, () => newLockSpace(false)));
+  }
+  // No rendezvous (not Linux): only the space inherited from the creating thread can be trusted
+  // to be the process's; the main thread, which every other thread descends from, may create it.
+  if (inherited !== null) return inherited;
+  if (threadId !== 0) throw noRendezvous();
   return createLockSpace();
 }
 
+// Threads this thread creates from now on inherit the space it joined.
+function adopt(joined) {
+  if (typeof joined?.then === 'function') return joined.then(adopt);
+  if (joined !== null && getEnvironmentData(SPACE_KEY)?.id !== joined.id) setEnvironmentData(SPACE_KEY, joined);
+  return joined;
+}
+
 /**
- * A new, empty lock space for this thread and the Workers it creates from now on (published as
- * findOrCreateLockSpace does); null where shared memory is unavailable.
+ * A new, empty lock space of this thread's own, shared with the Workers it creates from now on
+ * (resetLockSpace, for test runners): this thread leaves the process's space. Null where shared
+ * memory is unavailable.
  */
-export function createLockSpace() {
+export function createLockSpace({ scoped = true } = {}) {
+  const space = newLockSpace(scoped);
+  if (space === null) return null;
+  if (scoped) leaveProcessLockSpace();
+  setEnvironmentData(SPACE_KEY, space);
+  return space;
+}
+
+function sharedMemoryAvailable() {
+  try {
+    return typeof SharedArrayBuffer === 'function'
+      && new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+  } catch {
+    return false;
+  }
+}
+
+function newLockSpace(scoped) {
   let memory;
   try {
     memory = createEngineMemory({ shared: true });
@@ -42,12 +78,21 @@ export function createLockSpace() {
   if (typeof SharedArrayBuffer === 'undefined' || !(memory.buffer instanceof SharedArrayBuffer)) return null;
   // threads: the thread table of thread-watch.js (which thread's death ends which threads);
   // regions: the region pool of every thread's stack page and scratch areas (region-pool.js).
-  const space = {
-    memory, threads: new SharedArrayBuffer(THREAD_TABLE_BYTES), regions: new SharedArrayBuffer(REGION_TABLE_BYTES),
+  return {
+    id: newSpaceId(), scoped, memory,
+    threads: new SharedArrayBuffer(THREAD_TABLE_BYTES), regions: new SharedArrayBuffer(REGION_TABLE_BYTES),
     module: null, limited: new SharedArrayBuffer(4),
   };
-  setEnvironmentData(SPACE_KEY, space);
-  return space;
+}
+
+function noRendezvous() {
+  const error = new Error(`weblocks-wasm: worker thread ${threadId} did not inherit the process's lock space and cannot look for it here `
+    + `(the process-wide rendezvous needs Linux's /proc and abstract Unix sockets; this is ${process.platform}), and a lock space of its own `
+    + 'would not exclude the other threads. Load weblocks-wasm in the main thread before it creates workers (import \'weblocks-wasm/polyfill\', '
+    + 'or start Node with --import weblocks-wasm/register).');
+  error.name = 'LockSpaceError';
+  error.code = 'ERR_WEBLOCKS_NO_LOCK_SPACE';
+  return error;
 }
 
 // Deno passes worker_threads environment data to node:worker_threads Workers only, and emits no

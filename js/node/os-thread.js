@@ -17,6 +17,11 @@ export function currentOsThreadId() {
   }
 }
 
+/** Whether this process's kernel thread list can be read (Linux /proc). */
+export function osThreadsVisible() {
+  return existsSync('/proc/self/task');
+}
+
 /** True only when the thread with kernel id `osThreadId` (from currentOsThreadId) has ended. */
 export function osThreadIsGone(osThreadId) {
   if (!(osThreadId > 0)) return false;

@@ -5,11 +5,14 @@ import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment (jest's jsdom) replaces the global ones with timers
 // that return numbers (no ref/unref).
-import { setTimeout } from 'node:timers';
+import { setTimeout, setInterval, clearInterval } from 'node:timers';
 import { EngineBackend } from '../api/engine-backend.js';
 import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
-import { registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched } from './thread-watch.js';
+import {
+  registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched,
+  goneRecordedThreads, recordedThreadHasStopped, threadDeathsVisible,
+} from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
 import { ThreadKeepAlive } from './keep-alive.js';
 
@@ -18,8 +21,9 @@ import { ThreadKeepAlive } from './keep-alive.js';
  * locks held (a steal must reach a holder), and keep the thread alive only while one is queued
  * (keep-alive.js).
  */
-function serveDoorbell(backend, keepAlive) {
+function serveDoorbell(backend, keepAlive, sweepGoneThreads) {
   let armed = false;
+  let sweeping = null;
   const ring = () => {
     armed = false;
     try {
@@ -36,6 +40,16 @@ function serveDoorbell(backend, keepAlive) {
   };
   function update() {
     keepAlive.update({ alive: backend.waiting > 0 && !backend.closed, waiting: backend.listeners.size > 0 && !backend.closed });
+    // While a request waits, a thread that died unseen (its creator does not watch it) may hold
+    // what it waits for: look it up in the kernel's thread list now and then.
+    if (backend.waiting > 0 && !backend.closed && sweeping === null) {
+      sweepGoneThreads();
+      sweeping = setInterval(sweepGoneThreads, SWEEP_MS);
+      sweeping.unref?.();
+    } else if (!(backend.waiting > 0 && !backend.closed) && sweeping !== null) {
+      clearInterval(sweeping);
+      sweeping = null;
+    }
     if (!armed && backend.listeners.size > 0 && !backend.closed) {
       armed = true;
       const wait = Atomics.waitAsync(backend.bell, backend.bellIndex, backend.seen);
@@ -46,6 +60,10 @@ function serveDoorbell(backend, keepAlive) {
   update();
 }
 
+// How often a thread that waits for a lock looks for threads that ended unseen (a read of
+// /proc/self/task/<tid> per recorded thread).
+const SWEEP_MS = 100;
+
 /**
  * A thread whose creator does not watch it (the creator never loaded the package, or created it
  * before loading it) is closed when it ends by itself, but if it is terminated, or its creator ends,
@@ -53,7 +71,8 @@ function serveDoorbell(backend, keepAlive) {
  * later if not marked yet (its creator marks it on its next tick); the timer keeps no thread alive.
  */
 function warnIfUnwatched(tableBuffer) {
-  if (threadId === 0 || threadIsWatched(tableBuffer, threadId)) return;
+  // Where the kernel lists the process's threads (Linux), every thread's end is seen from there.
+  if (threadDeathsVisible() || threadId === 0 || threadIsWatched(tableBuffer, threadId)) return;
   const recheck = setTimeout(() => {
     if (threadIsWatched(tableBuffer, threadId)) return;
     process.emitWarning(`weblocks-wasm: worker thread ${threadId} was created by a thread that had not loaded weblocks-wasm, `
@@ -69,8 +88,8 @@ const UNWATCHED_RECHECK_MS = process.versions.deno === undefined ? 200 : 2000;
 
 /**
  * This thread's backend on the process-wide lock space, returned at once (requests made while the
- * engine attaches wait for it). Falls back to an in-context engine, once with a warning, where
- * shared memory is unavailable.
+ * thread joins the space and attaches its engine wait for it). Falls back to an in-context engine,
+ * once with a warning, where shared memory is unavailable.
  */
 export function connectThread() {
   let space;
@@ -85,37 +104,21 @@ export function connectThread() {
       'navigator.locks serves this thread alone (an in-context engine).');
     return createLocalBackend();
   }
-  if (!registerThisThread(space.threads)) {
-    process.emitWarning('weblocks-wasm: the thread table is full; if this thread\'s parent dies, its locks stay held.');
-  }
-  warnIfUnwatched(space.threads);
   const clientId = randomUUID();
-  const engineReady = attachToLockSpace(space);
-  const regions = regionPoolOf(space);
-
-  // Workers this thread creates from now on are watched: once one has exited, its clients and
-  // those of the threads it took with it are closed (agent termination), which wakes their
-  // waiters, and their stacks and scratch areas go back to the pool.
-  const records = {
-    forget: (goneId) => forgetThread(space.threads, goneId),
-    hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
-  };
-  const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
-    process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
-  });
-  watchWorkers(space.threads, (goneId) => closer.add(goneSubtree(space.threads, goneId)));
-
-  // Requests made while the engine attaches are queued: the thread stays alive until it is ready.
+  // Requests made while the thread joins and attaches are queued: the thread stays alive meanwhile.
   const keepAlive = new ThreadKeepAlive();
   keepAlive.update({ alive: true, waiting: false });
   let backend = null;
   let ended = false; // by end()
-  const ready = engineReady.then((engine) => {
+  // Joined at once when the space is at hand (a Worker created right after the import inherits
+  // it), else once another thread has handed it over (rendezvous.js).
+  const joined = typeof space.then === 'function' ? space.then(joinSpace) : joinSpace(space);
+  const ready = Promise.resolve(joined).then(({ engineReady, closer, threads }) => engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
-    serveDoorbell(backend, keepAlive);
+    serveDoorbell(backend, keepAlive, () => closer.add(goneRecordedThreads(threads)));
     if (ended) backend.close();
     return backend;
-  }, (error) => {
+  })).catch((error) => {
     keepAlive.stop();
     throw error;
   });
@@ -143,4 +146,29 @@ export function connectThread() {
     keepAlive.stop();
   };
   return deferred;
+}
+
+// Records this thread in the space, watches the Workers it creates, and attaches its engine.
+function joinSpace(space) {
+  if (!registerThisThread(space.threads)) {
+    process.emitWarning('weblocks-wasm: the thread table is full; if this thread\'s parent dies, its locks stay held.');
+  }
+  warnIfUnwatched(space.threads);
+  const engineReady = attachToLockSpace(space);
+  const regions = regionPoolOf(space);
+  // A thread is closed once it is gone (agent termination): its clients and those of the threads
+  // it took with it are closed, which wakes their waiters, and their stacks and scratch areas go
+  // back to the pool. Learned from each Worker this thread creates from now on ('exit'), and from
+  // the kernel's thread list for every recorded thread (whoever created it) while this thread
+  // waits for a lock (serveDoorbell); closed only once the kernel confirms it has stopped.
+  const records = {
+    forget: (goneId) => forgetThread(space.threads, goneId),
+    hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
+    stopped: (goneId) => recordedThreadHasStopped(space.threads, goneId),
+  };
+  const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
+    process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
+  });
+  watchWorkers(space.threads, (goneId) => closer.add(goneSubtree(space.threads, goneId)));
+  return { engineReady, closer, threads: space.threads };
 }

@@ -20,7 +20,7 @@
 // 'exit': so each record also holds the thread's kernel id, and a waiter that finds the holder's
 // thread gone from the kernel's list frees the mutex itself (recordedThreadIsGone).
 import workerThreads from 'node:worker_threads';
-import { currentOsThreadId, osThreadIsGone } from './os-thread.js';
+import { currentOsThreadId, osThreadIsGone, osThreadsVisible } from './os-thread.js';
 
 const ANCESTOR_KEY = 'weblocks-wasm/ancestor-thread@1';
 
@@ -114,6 +114,49 @@ export function recordedThreadIsGone(tableBuffer, threadId) {
     if (Atomics.load(table, at + THREAD) === threadId) return osThreadIsGone(Atomics.load(table, at + OS_THREAD));
   }
   return false;
+}
+
+/** Whether the kernel's thread list says when a recorded thread has stopped (Linux /proc). */
+export function threadDeathsVisible() {
+  return osThreadsVisible() && currentOsThreadId() !== 0;
+}
+
+/**
+ * Recorded threads (other than this one) that the kernel says have stopped, whoever created them
+ * and whether or not anyone saw their end.
+ */
+export function goneRecordedThreads(tableBuffer) {
+  const table = new Int32Array(tableBuffer);
+  const gone = [];
+  for (let slot = 0; slot < THREAD_SLOTS; slot++) {
+    const at = slot * WORDS;
+    const id = Atomics.load(table, at + THREAD);
+    if (id > 0 && id !== workerThreads.threadId && osThreadIsGone(Atomics.load(table, at + OS_THREAD))) gone.push(id);
+  }
+  return gone;
+}
+
+// Deno reports a terminated Worker ended (terminate() resolves) while it still runs (measured: a
+// busy worker ran its loop on for seconds); Node and Bun report 'exit' once the thread has been
+// joined (measured: its kernel thread is gone by then).
+const REPORTED_END_IS_STOP = process.versions.deno === undefined;
+
+/**
+ * Whether thread `threadId`, reported ended, can no longer run anything: the kernel no longer
+ * lists it (where its kernel id is recorded), else the runtime's report where that is proof. A
+ * thread that never recorded itself has no clients to close.
+ */
+export function recordedThreadHasStopped(tableBuffer, threadId) {
+  const table = new Int32Array(tableBuffer);
+  for (let slot = 0; slot < THREAD_SLOTS; slot++) {
+    const at = slot * WORDS;
+    const id = Atomics.load(table, at + THREAD);
+    if (id !== threadId && id !== -threadId) continue;
+    const osThread = Atomics.load(table, at + OS_THREAD);
+    if (osThread > 0 && osThreadsVisible()) return osThreadIsGone(osThread);
+    return REPORTED_END_IS_STOP;
+  }
+  return true;
 }
 
 /** Threads recorded in the table (for tests and diagnostics). */
