@@ -67,6 +67,7 @@ export class MachineBackend extends HubBackend {
       // of the lost hub: its requests queue after the re-registered ones).
       this.port = null;
       this.hubId = null;
+      this.flow?.close(); // (flow control, where the HubBackend has it: nothing goes out until a port is open)
       return;
     }
     this.stats.hubLosses++;

@@ -181,6 +181,7 @@ test('fencing tokens grow with every grant of a name: one after another, a steal
   const held = b.request('fenced', (lock) => { tokens.push(lock.fencingToken); return new Promise((resolve) => { letGo = resolve; }); })
     .then(() => 'resolved', (error) => error.name);
   for (let i = 0; i < 2000 && letGo === undefined; i++) await sleep(5);
+  assert.equal(typeof letGo, 'function', 'b holds the lock');
   await take(a, { steal: true });
   letGo();
   assert.equal(await held, 'AbortError');
