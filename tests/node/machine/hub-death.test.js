@@ -191,3 +191,34 @@ test('fencing tokens grow with every grant of a name: one after another, a steal
   for (const token of tokens) assert.ok(Number.isSafeInteger(token) && token > 0, `a fencing token: ${token}`);
   for (let i = 1; i < tokens.length; i++) assert.ok(tokens[i] > tokens[i - 1], `strictly increasing: ${tokens}`);
 });
+
+test('a holder stopped across the hub\'s death keeps its lock at the next hub until it dies there; then its waiter gets it', { timeout: 90_000 }, async (t) => {
+  const space = freshSpace(t);
+  const stamps = path.join(space.folder, 'stamps.log');
+  fs.writeFileSync(stamps, '');
+  const locks = createMachineLockManager({ folder: space.folder, space: space.space });
+  const holder = contender(space, stamps, { role: 'holder', waitForGo: true });
+  t.after(() => { try { holder.kill('SIGCONT'); holder.kill('SIGKILL'); } catch { /* gone */ } });
+  await stamped(stamps, 'enter holder');
+  const before = await locks.query();
+  const waiter = contender(space, stamps, { role: 'waiter' });
+  await pending(locks, 'x', 1);
+  holder.kill('SIGSTOP');
+  const oldHub = killHub(space.files);
+  await nextHub(space.files, oldHub); // started by the waiter, which reconnects at once
+  // The next hub holds x for the stopped holder (its clientId), with the waiter still waiting.
+  let state;
+  for (let i = 0; i < 2000; i++) {
+    state = await locks.query();
+    if (state.pending.length === 1) break;
+    await sleep(5);
+  }
+  assert.deepEqual(state.held.map((lock) => [lock.name, lock.clientId]), before.held.map((lock) => [lock.name, lock.clientId]));
+  assert.deepEqual(state.pending.map((request) => request.name), ['x']);
+  const killedAt = performance.timeOrigin + performance.now();
+  holder.kill('SIGKILL');
+  await exitOf(waiter);
+  const entered = readStamps(stamps).find((entry) => entry.what === 'enter waiter');
+  assert.ok(entered !== undefined && entered.ms > killedAt, 'the waiter entered after the holder died');
+  t.diagnostic(`the waiter entered ${(entered.ms - killedAt).toFixed(1)} ms after the stopped holder was SIGKILLed (the hub looks its unconnected clients up every 20 ms)`);
+});
