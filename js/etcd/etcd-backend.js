@@ -4,13 +4,15 @@
 // A request is a key under its name's prefix, created with this client's lease (queue.js has the
 // layout and the grant rule). Each operation is one etcd transaction, and the ones that depend
 // on the queue's state compare on revisions, so nothing decides on a stale read:
-// - wait: put the key (if not already there: a retried put is a no-op) and read the queue in the
-//   same transaction; the key's create revision is its place.
+// - wait: put the key and read the queue in the same transaction; the key's create revision is
+//   its place.
 // - ifAvailable: put only if no key (exclusive) / no exclusive key (shared) exists, in one compare.
 // - steal: read the queue, then delete its holders and put a preempting key, only if no key of the
 //   name changed since the read and the holders and the first waiter still exist (a waiter that a
 //   deletion made grantable in between would otherwise keep believing it holds).
-// - release: delete the key; abort: delete the key, then see whether it was granted before.
+// - release: delete the key if it is there; abort: the same, then see whether it was granted before.
+// Every write is done at most once however often it is sent (once(): an answer lost after etcd
+// committed, then a retry), and a retry answers what the first answer would have said.
 // Waking is a watch per name (name-mirror.js) while this client has requests there.
 // This client's operations run one after another, in call order (so its requests keep their
 // order, and query() sees its own earlier requests).
@@ -24,6 +26,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const MIRROR_IDLE_MS = 1000;
 
+/** once()'s answer when the lease is no longer in etcd (and nothing written with it is). */
+const LEASE_GONE = Symbol('lease gone');
+
 const SENDING = 'sending'; // its transaction is in flight
 const PENDING = 'pending'; // queued in etcd
 const HELD = 'held';
@@ -36,9 +41,10 @@ function lostMessage(reason) {
 export class EtcdBackend {
   /**
    * @param clientReady  Promise<Etcd3> (etcd3's client; loaded lazily)
-   * @param options      { clientId, namespace, leaseTtl (s), keepAliveInterval (ms) }
+   * @param options      { clientId, namespace, leaseTtl (s), keepAliveInterval (ms),
+   *                      endpointsReady?: Promise<[Etcd3]> (one client per endpoint, for keep-alives) }
    */
-  constructor(clientReady, { clientId, namespace, leaseTtl, keepAliveInterval }) {
+  constructor(clientReady, { clientId, namespace, leaseTtl, keepAliveInterval, endpointsReady }) {
     this.clientId = clientId;
     this.layout = new KeyLayout(namespace);
     this.client = null;
@@ -49,9 +55,14 @@ export class EtcdBackend {
     this.names = new Map();   // name -> { mirror, records: number }
     this.closed = false;
     this.loadError = null;
-    this.chain = clientReady.then((client) => {
+    this.writeSeq = 0;
+    this.writeVersions = new Map(); // leaseId -> how many writes of this client are committed with it
+    this.endpoints = [];
+    this.chain = Promise.all([clientReady, endpointsReady ?? []]).then(([client, endpoints]) => {
       this.client = client;
-      this.keeper = new LeaseKeeper(client.leaseClient, leaseTtl, keepAliveInterval,
+      this.endpoints = endpoints;
+      const keepAliveClients = endpoints.length > 0 ? endpoints.map((endpoint) => endpoint.leaseClient) : [client.leaseClient];
+      this.keeper = new LeaseKeeper(client.leaseClient, keepAliveClients, leaseTtl, keepAliveInterval,
         (leaseId, reason) => this.leaseLost(leaseId, reason));
     }, (error) => { this.loadError = error; });
   }
@@ -83,11 +94,11 @@ export class EtcdBackend {
     // The LockManager settles the request's promise once this resolves: a key already gone
     // (stolen, or the lease expired, before the news came) is reported stolen first.
     return this.enqueue(async () => {
-      const answer = await this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
+      const result = await this.deleteOnce(record);
       // (Closed meanwhile: the revoked lease took the key, which is a release too.)
-      if (answer !== null && answer.deleted === '0' && record.state === HELD && !this.closed) {
+      if (result !== null && (result === LEASE_GONE || !result.written) && record.state === HELD && !this.closed) {
         this.finish(record);
-        record.listener.stolen(token, this.isLeaseLost(record) ? lostMessage('found at release') : undefined);
+        record.listener.stolen(token, result === LEASE_GONE || this.isLeaseLost(record) ? lostMessage('found at release') : undefined);
         return;
       }
       this.finish(record);
@@ -101,15 +112,16 @@ export class EtcdBackend {
     }
     record.deleting = true;
     const deleted = this.enqueue(async () => {
-      if (record.state === DONE) return null;
-      return this.retrying(record, () => this.client.kv.deleteRange({ key: Buffer.from(record.key) }));
+      // (No lease yet: queued again and not sent, nothing of it is in etcd.)
+      if (record.state === DONE || record.leaseId === null) return null;
+      return this.deleteOnce(record);
     });
     // Granted before our delete? Only the watch knows: wait (outside the operation chain, so a
     // slow watch holds back nothing else) until it has seen the delete, an event of this name at
     // that revision (a key found already gone made no event to wait for).
-    return deleted.then(async (answer) => {
+    return deleted.then(async (result) => {
       const mirror = this.names.get(record.name)?.mirror;
-      if (answer !== null && mirror && answer.deleted !== '0') await mirror.reached(Number(answer.header.revision));
+      if (result !== null && result !== LEASE_GONE && result.written && mirror) await mirror.reached(result.revision);
       const granted = record.state === HELD; // the grant won: the LockManager releases it when `granted` arrives
       this.finish(record);
       return !granted;
@@ -176,6 +188,7 @@ export class EtcdBackend {
     this.records.clear();
     this.byKey.clear();
     this.client?.close();
+    for (const endpoint of this.endpoints) endpoint.close();
   }
 
   // ---- operations ----
@@ -223,13 +236,12 @@ export class EtcdBackend {
       }
       if (record.state === DONE) return;
       record.leaseId = leaseId;
-      let outcome;
-      try {
-        outcome = record.waitMode === 'preempt' ? await this.steal(record) : await this.put(record);
-      } catch (error) {
-        // The lease ended between taking it and using it: take the new one.
-        if (isLeaseNotFound(error) && !this.closed) continue;
-        throw error;
+      const outcome = record.waitMode === 'preempt' ? await this.steal(record) : await this.put(record);
+      if (outcome === LEASE_GONE) {
+        // The lease ended in etcd between taking it and using it: take a new one.
+        if (this.closed) return;
+        this.keeper.expired(leaseId);
+        continue;
       }
       if (outcome === null || record.state === DONE) return;
       this.sent(record, outcome);
@@ -237,33 +249,105 @@ export class EtcdBackend {
     }
   }
 
+  /**
+   * A write of this client, done at most once however often it is sent (etcd3 retries a call
+   * whose answer did not come, and so does call()). The transaction runs `success` (if `compare`
+   * holds) only while this client's write log on the lease (queue.js) is at the version that
+   * counts its writes so far, and bumps the log, with this write's id, in the same branch. So a
+   * retry finds either the log as it was (nothing of it was written: it runs now) or one version
+   * on with its own id (it was written, at the log's mod revision), and a late copy of an
+   * attempt can never apply after a later write. A branch that writes nothing leaves the log.
+   * @returns { written, revision, responses } (responses null when learned from the log),
+   *   LEASE_GONE when the lease is no longer in etcd, or null when the record ended meanwhile.
+   */
+  async once(record, leaseId, { compare = [], success }) {
+    const log = Buffer.from(this.layout.writeLogKey(this.clientId, leaseId));
+    const id = Buffer.from(String(++this.writeSeq));
+    const bump = { request_put: { key: log, value: id, lease: leaseId } };
+    for (;;) {
+      const version = this.writeVersions.get(leaseId) ?? 0;
+      let answer;
+      try {
+        answer = await this.retrying(record, () => this.client.kv.txn({
+          compare: [{ key: log, target: 'Version', result: 'Equal', version }],
+          success: [{ request_txn: { compare, success: [...success, bump], failure: [] } }],
+          failure: [{ request_range: { key: log } }],
+        }));
+      } catch (error) {
+        if (isLeaseNotFound(error)) return LEASE_GONE;
+        throw error;
+      }
+      if (answer === null) return null;
+      if (answer.succeeded) {
+        const inner = answer.responses[0].response_txn;
+        if (inner.succeeded) this.writeVersions.set(leaseId, version + 1);
+        return { written: inner.succeeded, revision: Number(answer.header.revision), responses: inner.succeeded ? inner.responses : [] };
+      }
+      const [kv] = answer.responses[0].response_range.kvs;
+      if (kv === undefined) return LEASE_GONE; // expired or revoked, with every key written with it
+      const at = Number(kv.version);
+      if (kv.value.equals(id)) {
+        this.writeVersions.set(leaseId, at);
+        return { written: true, revision: Number(kv.mod_revision), responses: null };
+      }
+      if (at <= version) {
+        throw new Error(`weblocks-wasm: this client's etcd write log ${log} is at version ${at}, below the ${version} it wrote: does another client use clientId ${this.clientId}?`);
+      }
+      // An earlier write whose answer never came (given up when its record ended) was committed
+      // after all: count it, and send this one again.
+      this.writeVersions.set(leaseId, at);
+    }
+  }
+
+  /** Release and abort: delete the record's key if it is still there (written: false if not). */
+  deleteOnce(record) {
+    const key = Buffer.from(record.key);
+    return this.once(record, record.leaseId, {
+      compare: [{ key, target: 'Create', result: 'NotEqual', create_revision: 0 }],
+      success: [{ request_delete_range: { key } }],
+    });
+  }
+
   /** wait and no-wait: one transaction that puts the key and reads the queue. */
   async put(record) {
     const prefix = this.layout.namePrefix(record.name);
     const readQueue = { request_range: { key: Buffer.from(prefix), range_end: prefixEnd(prefix) } };
     const putKey = { request_put: { key: Buffer.from(record.key), value: this.valueOf(record, false), lease: record.leaseId } };
-    let compare;
-    if (record.waitMode === 'wait') {
-      // A put retried after its answer was lost finds its key and only reads.
-      compare = [{ key: Buffer.from(record.key), target: 'Create', result: 'Equal', create_revision: 0 }];
-    } else {
+    const compare = [];
+    if (record.waitMode === 'no-wait') {
       // Spec 4.1 step 2.5 (ifAvailable): grantable at once, or not at all.
       const blocking = record.mode === 'exclusive' ? prefix : this.layout.exclusivePrefix(record.name);
-      compare = [{ key: Buffer.from(blocking), range_end: prefixEnd(blocking), target: 'Create', result: 'Equal', create_revision: 0 }];
+      compare.push({ key: Buffer.from(blocking), range_end: prefixEnd(blocking), target: 'Create', result: 'Equal', create_revision: 0 });
     }
-    const answer = await this.retrying(record, () => this.client.kv.txn({
-      compare,
-      success: [putKey, readQueue],
-      failure: record.waitMode === 'wait' ? [readQueue] : [],
-    }));
-    if (answer === null) return null;
-    if (!answer.succeeded && record.waitMode === 'no-wait') {
+    const result = await this.once(record, record.leaseId, { compare, success: [putKey, readQueue] });
+    if (result === null || result === LEASE_GONE) return result;
+    if (!result.written) {
       this.finish(record);
       later(() => record.listener.notAvailable(record.token));
       return null;
     }
-    const range = answer.responses[answer.succeeded ? 1 : 0].response_range;
-    return { revision: Number(answer.header.revision), kvs: range.kvs };
+    return this.queueAt(record, result, 1);
+  }
+
+  /**
+   * The name's queue as the write at `result.revision` read it: from its answer, or (the answer
+   * was lost) read again at that revision, which gives the same.
+   */
+  async queueAt(record, result, index) {
+    if (result.responses !== null) {
+      return { revision: result.revision, kvs: result.responses[index].response_range.kvs };
+    }
+    const prefix = this.layout.namePrefix(record.name);
+    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    try {
+      const read = await this.retrying(record, () => this.client.kv.range({ ...range, revision: result.revision }));
+      return read === null ? null : { revision: result.revision, kvs: read.kvs };
+    } catch (error) {
+      if (!/compacted/i.test(String(error?.message))) throw error;
+      // That history is compacted: the queue now (sent() queues the request again if its key is gone).
+      const read = await this.retrying(record, () => this.client.kv.range(range));
+      return read === null ? null : { revision: Number(read.header.revision), kvs: read.kvs };
+    }
   }
 
   /**
@@ -286,19 +370,16 @@ export class EtcdBackend {
         { key: range.key, range_end: range.range_end, target: 'Mod', result: 'Less', mod_revision: readRevision + 1 },
         ...guarded.map((entry) => ({ key: Buffer.from(entry.key), target: 'Create', result: 'Equal', create_revision: entry.create })),
       ];
-      const answer = await this.retrying(record, () => this.client.kv.txn({
+      const result = await this.once(record, record.leaseId, {
         compare,
         success: [
           ...holders.map((entry) => ({ request_delete_range: { key: Buffer.from(entry.key) } })),
           { request_put: { key: Buffer.from(record.key), value: this.valueOf(record, true), lease: record.leaseId } },
           { request_range: range },
         ],
-        failure: [],
-      }));
-      if (answer === null) return null;
-      if (answer.succeeded) {
-        return { revision: Number(answer.header.revision), kvs: answer.responses[answer.responses.length - 1].response_range.kvs };
-      }
+      });
+      if (result === null || result === LEASE_GONE) return result;
+      if (result.written) return this.queueAt(record, result, holders.length + 1);
       // The queue changed under us: read it again.
     }
   }
@@ -314,6 +395,10 @@ export class EtcdBackend {
     record.state = PENDING;
     if (!this.keeper.isValid(record.leaseId)) {
       this.requeue(record); // its lease was lost while the transaction was in flight
+      return;
+    }
+    if (!kvs.some((kv) => kv.key.toString() === record.key)) {
+      this.requeue(record); // gone before we could read it (only when history was compacted): never told held
       return;
     }
     const state = this.nameState(record.name);
@@ -434,6 +519,7 @@ export class EtcdBackend {
         this.requeue(record);
       } // SENDING: sent() sees the lease is no longer valid
     }
+    this.writeVersions.delete(leaseId);
     // Whatever of it etcd still has goes now, if etcd can be reached.
     this.client.leaseClient.leaseRevoke({ ID: leaseId }).catch(() => {});
   }

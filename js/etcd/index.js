@@ -5,7 +5,7 @@
 // Granted locks carry a fencing token (lock.fencingToken). See docs/api.md, "The etcd lock space".
 import { createLockManager as managerOn, LockManager, Lock } from '../api/index.js';
 import { EtcdBackend } from './etcd-backend.js';
-import { connectEtcd } from './load-client.js';
+import { connectEtcd, connectEndpoints } from './load-client.js';
 import { etcdOptions } from './options.js';
 
 const backends = new WeakMap();
@@ -19,7 +19,9 @@ export function createLockManager(options) {
   const etcd = etcdOptions(options?.etcd);
   const clientReady = connectEtcd(etcd);
   clientReady.catch(() => {});
-  const backend = new EtcdBackend(clientReady, etcd);
+  const endpointsReady = clientReady.then(() => connectEndpoints(etcd));
+  endpointsReady.catch(() => {});
+  const backend = new EtcdBackend(clientReady, { ...etcd, endpointsReady });
   const locks = managerOn(backend);
   backends.set(locks, backend);
   return locks;

@@ -8,19 +8,30 @@
 // that moment, before any other client can be granted what this one held, provided the clocks
 // run at the same rate (a margin of LOCAL_MARGIN of the TTL covers drift). A process paused past
 // that moment learns it as soon as it runs again: fencing tokens cover what it did in between.
+//
+// A round of keep-alives goes to one member, and to the next one as soon as it fails, or when no
+// answer came within a tenth of the TTL (the earlier one stays open: whichever answers first
+// renews). So one slow, paused or partitioned member costs a round a tenth of the TTL, never the
+// lease, while another member answers.
 import { setTimeout, clearTimeout } from 'node:timers';
 
 const LOCAL_MARGIN = 0.05;
+const HEDGE_SHARE = 0.1;    // of the TTL: how long a round waits for one member before asking the next
+const HEDGE_MIN_MS = 100;
 
 export class LeaseKeeper {
   /**
-   * @param leaseClient   etcd3's RPC LeaseClient
+   * @param leaseClient   etcd3's RPC LeaseClient (grant, revoke)
+   * @param endpoints     a LeaseClient per etcd member, for keep-alives
    * @param ttlSeconds    the lease TTL (integer seconds, at least 1)
-   * @param intervalMs    how often a keep-alive is sent
+   * @param intervalMs    how often a keep-alive round starts
    * @param onLost(id, reason)  called once per lease that is lost (never for a revoked one)
    */
-  constructor(leaseClient, ttlSeconds, intervalMs, onLost) {
+  constructor(leaseClient, endpoints, ttlSeconds, intervalMs, onLost) {
     this.leaseClient = leaseClient;
+    this.endpoints = endpoints;
+    this.nextEndpoint = Math.floor(Math.random() * endpoints.length);
+    this.hedgeMs = Math.max(HEDGE_MIN_MS, Math.min(intervalMs, ttlSeconds * 1000 * HEDGE_SHARE));
     this.ttlMs = ttlSeconds * 1000;
     this.ttlSeconds = ttlSeconds;
     this.intervalMs = intervalMs;
@@ -61,7 +72,9 @@ export class LeaseKeeper {
   }
 
   renewed(lease, sentAt) {
-    lease.validUntil = sentAt + this.ttlMs * (1 - LOCAL_MARGIN);
+    const until = sentAt + this.ttlMs * (1 - LOCAL_MARGIN);
+    if (until <= lease.validUntil) return; // a later keep-alive was answered first
+    lease.validUntil = until;
     if (lease.deadline !== null) clearTimeout(lease.deadline);
     lease.deadline = setTimeout(() => this.isValid(lease.leaseId), lease.validUntil - performance.now() + 1);
     lease.deadline.unref();
@@ -69,35 +82,91 @@ export class LeaseKeeper {
 
   schedule(lease) {
     if (lease.gone) return;
-    lease.timer = setTimeout(() => this.keepAliveOnce(lease), this.intervalMs);
+    lease.timer = setTimeout(() => this.keepAliveRound(lease), this.intervalMs);
     // Keep-alives never keep the process alive by themselves (pending requests do, through their watch).
     lease.timer.unref();
   }
 
-  /** One keep-alive on a stream of its own, so no call stays open between rounds. */
-  async keepAliveOnce(lease) {
-    if (lease.gone) return;
-    const sentAt = performance.now();
+  /**
+   * One round: a keep-alive to the next member; to the one after it at once if that fails, or
+   * after hedgeMs without an answer (at most one open per member). The first answer ends the
+   * round (and any answer renews); the deadline set by renewed() decides when the lease is lost.
+   */
+  keepAliveRound(lease) {
+    const round = { over: false, open: new Set(), failures: 0, timer: null };
+    const end = () => {
+      round.over = true;
+      clearTimeout(round.timer);
+    };
+    const next = () => {
+      clearTimeout(round.timer);
+      if (round.over || lease.gone) return end();
+      const count = this.endpoints.length;
+      let index = -1;
+      for (let i = 0; i < count && index < 0; i++) {
+        const candidate = (this.nextEndpoint + i) % count;
+        if (!round.open.has(candidate)) index = candidate;
+      }
+      if (index < 0) return; // every member has a keep-alive open: the first answer or failure goes on
+      this.nextEndpoint = (index + 1) % count;
+      round.open.add(index);
+      round.timer = setTimeout(next, this.hedgeMs);
+      round.timer.unref();
+      const sentAt = performance.now();
+      this.keepAliveOnce(this.endpoints[index], lease).then((answer) => {
+        round.open.delete(index);
+        if (lease.gone) return end();
+        if (answer.TTL === '0' || Number(answer.TTL) <= 0) {
+          end();
+          this.lose(lease, 'etcd reports it expired');
+          return;
+        }
+        this.renewed(lease, sentAt);
+        if (!round.over) {
+          end();
+          this.schedule(lease);
+        }
+      }, () => {
+        round.open.delete(index);
+        if (round.over) return;
+        // Unanswered (a member down, a partition): the next member at once, but after failures
+        // from every member a short pause (no busy loop while etcd is unreachable).
+        round.failures++;
+        if (round.failures % count !== 0) {
+          next();
+        } else {
+          clearTimeout(round.timer);
+          round.timer = setTimeout(next, this.hedgeMs);
+          round.timer.unref();
+        }
+      });
+    };
+    next();
+  }
+
+  /** One keep-alive on a stream of its own to one member, so no call stays open between rounds. */
+  async keepAliveOnce(leaseClient, lease) {
     let stream = null;
     try {
-      stream = await this.leaseClient.leaseKeepAlive();
-      const answer = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('keep-alive unanswered')), Math.max(this.intervalMs, 500));
+      stream = await leaseClient.leaseKeepAlive();
+      return await new Promise((resolve, reject) => {
+        // Given up after the TTL: by then the deadline has decided.
+        const timer = setTimeout(() => reject(new Error('keep-alive unanswered')), this.ttlMs);
+        timer.unref();
         stream.on('data', (data) => { clearTimeout(timer); resolve(data); });
         stream.on('error', (error) => { clearTimeout(timer); reject(error); });
+        stream.on('end', () => { clearTimeout(timer); reject(new Error('keep-alive stream ended')); });
         stream.write({ ID: lease.leaseId });
       });
-      if (answer.TTL === '0' || Number(answer.TTL) <= 0) {
-        this.lose(lease, 'etcd reports it expired');
-        return;
-      }
-      if (!lease.gone) this.renewed(lease, sentAt);
-    } catch {
-      // Unanswered (a member down, a partition): try again next round; the deadline decides.
     } finally {
       try { stream?.end(); } catch { /* already closed */ }
     }
-    this.schedule(lease);
+  }
+
+  /** etcd said the lease is not there (a write with it was refused): lost, if it is the current one. */
+  expired(leaseId) {
+    const lease = this.current;
+    if (lease !== null && lease.leaseId === leaseId) this.lose(lease, 'etcd reports it expired');
   }
 
   lose(lease, reason) {

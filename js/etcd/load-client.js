@@ -30,3 +30,22 @@ export async function connectEtcd({ hosts, callTimeout, etcd3Options }) {
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
   });
 }
+
+// A fault policy that only runs the call: the keeper decides itself which member to ask next.
+const RUN_ONCE = Object.freeze({ execute: (fn) => Promise.resolve().then(() => fn({ attempt: 0 })) });
+
+/**
+ * One client per endpoint, for keep-alives (lease-keeper.js sends a round's keep-alives to one
+ * member after another, which etcd3's pool of hosts does not let a caller choose). @grpc/grpc-js
+ * shares a connection among clients with the same address and options, so these add none.
+ */
+export async function connectEndpoints({ hosts, callTimeout, etcd3Options }) {
+  if (hosts.length < 2) return [];
+  const Etcd3 = await loadEtcd3();
+  return hosts.map((host) => new Etcd3({
+    ...etcd3Options,
+    hosts: [host],
+    faultHandling: { host: () => RUN_ONCE, global: RUN_ONCE },
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
+  }));
+}

@@ -5,6 +5,8 @@
 //   <ns>n/<encoded name>/x/<clientId>.<seq>   an exclusive request (value {"c":clientId,"m":"exclusive"})
 //   <ns>n/<encoded name>/s/<clientId>.<seq>   a shared request
 // A steal's key is an exclusive key whose value also has "p":1 (preempt): it stands at the head.
+//   <ns>o/<clientId>/<leaseId>               this client's write log on that lease (etcd-backend.js,
+//                                            once()): its version counts the client's writes
 // Keys are created once (with the client's lease) and never modified, only deleted: the
 // state of a name is the set of its keys, and each key's create revision is its place in the queue.
 
@@ -62,6 +64,11 @@ export class KeyLayout {
 
   requestKey(name, mode, clientId, seq) {
     return `${this.namePrefix(name)}${mode === 'exclusive' ? 'x' : 's'}/${clientId}.${seq}`;
+  }
+
+  /** The key whose version counts this client's writes made with `leaseId` (it goes with the lease). */
+  writeLogKey(clientId, leaseId) {
+    return `${this.namespace}o/${clientId}/${leaseId}`;
   }
 
   /** The name a key belongs to (keys of the lock space only). */
