@@ -14,6 +14,7 @@ import {
   goneRecordedThreads, recordedThreadHasStopped, threadDeathsVisible,
 } from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
+import { ensureKeeper } from './rendezvous.js';
 import { ThreadKeepAlive } from './keep-alive.js';
 
 /**
@@ -115,7 +116,12 @@ export function connectThread() {
   const joined = typeof space.then === 'function' ? space.then(joinSpace) : joinSpace(space);
   const ready = Promise.resolve(joined).then(({ engineReady, closer, threads }) => engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
-    serveDoorbell(backend, keepAlive, () => closer.add(goneRecordedThreads(threads)));
+    serveDoorbell(backend, keepAlive, () => {
+      const gone = goneRecordedThreads(threads);
+      if (gone.length === 0) return;
+      closer.add(gone);
+      ensureKeeper();
+    });
     if (ended) backend.close();
     return backend;
   })).catch((error) => {
@@ -169,6 +175,10 @@ function joinSpace(space) {
   const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
   });
-  watchWorkers(space.threads, (goneId) => closer.add(goneSubtree(space.threads, goneId)));
+  watchWorkers(space.threads, (goneId) => {
+    closer.add(goneSubtree(space.threads, goneId));
+    // The space's keeper ends with the thread that started it (rendezvous.js).
+    ensureKeeper();
+  });
   return { engineReady, closer, threads: space.threads };
 }
