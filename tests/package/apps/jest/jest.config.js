@@ -1,5 +1,5 @@
 export default {
-  testEnvironment: 'jsdom', // or 'node'
+  testEnvironment: 'jsdom', // or '@happy-dom/jest-environment', 'node'
   setupFiles: ['weblocks-wasm/test-setup'],
   testMatch: ['**/*.test.js'],
   transform: {},

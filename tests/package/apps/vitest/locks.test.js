@@ -14,3 +14,13 @@ test('the polyfill serves navigator.locks: a held lock excludes, query() shows i
   await holding;
   expect(await navigator.locks.request('resource', (lock) => lock.name)).toBe('resource');
 });
+
+test('shared locks are held together; query() lists both', async () => {
+  const seen = await navigator.locks.request('shared-resource', { mode: 'shared' }, () =>
+    navigator.locks.request('shared-resource', { mode: 'shared', ifAvailable: true }, async (lock) => ({
+      second: lock?.mode,
+      held: (await navigator.locks.query()).held.filter((info) => info.name === 'shared-resource').length,
+    })));
+  expect(seen).toEqual({ second: 'shared', held: 2 });
+  expect(await navigator.locks.request('shared-resource', { ifAvailable: true }, (lock) => lock?.mode)).toBe('exclusive');
+});
