@@ -1,6 +1,7 @@
 // A 3-member etcd cluster on loopback for the tests: Debian's etcd-server (scripts/setup.sh),
 // distinct free ports, data directories in a temporary directory (on /dev/shm when there is one,
-// so fsync costs little), removed at stop(). Members can be killed (SIGKILL) and restarted.
+// so fsync costs little), removed at stop(). Members can be killed (SIGKILL) and restarted, or
+// paused (SIGSTOP) and resumed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,6 +97,15 @@ export async function startCluster({ size = 3, heartbeatMs = 50, electionMs = 50
       }
       return -1;
     },
+    /** SIGSTOP one member (it keeps its connections and answers nothing) until resume(i). */
+    pause(i) {
+      members[i].process?.kill('SIGSTOP');
+      members[i].paused = true;
+    },
+    resume(i) {
+      members[i].process?.kill('SIGCONT');
+      members[i].paused = false;
+    },
     /** Starts a killed member again on its data directory. */
     restart(i) {
       if (members[i].process === null) launch(members[i]);
@@ -104,6 +114,7 @@ export async function startCluster({ size = 3, heartbeatMs = 50, electionMs = 50
       return members[i].process !== null;
     },
     async stop() {
+      members.forEach((member, i) => { if (member.paused) cluster.resume(i); });
       await Promise.all(members.map((_, i) => cluster.kill(i)));
       rmSync(root, { recursive: true, force: true });
     },
