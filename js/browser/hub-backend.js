@@ -14,6 +14,7 @@ import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, isHubMessage,
 } from '../hub/protocol.js';
 import { PendingQueries } from './snapshot-pieces.js';
+import { Flow } from './flow.js';
 import { randomUuid as randomClientId } from '../api/random-id.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
@@ -27,6 +28,10 @@ export const LOST = Object.freeze({
 // The life of one request, as this context sees it.
 const SENT = 0;     // sent, not granted yet (waiting, its place in the queue known once `seq` is set)
 const HELD = 1;     // granted
+const UNSENT = 2;   // waiting in this context (flow control, the sentinel hold, no port yet): the hub knows nothing of it
+
+// What a hello asks for again (from the records, the aborts and the queries), not from the queue.
+const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
 
 export class HubBackend {
   /**
@@ -43,7 +48,8 @@ export class HubBackend {
     this.now = options.now ?? (() => performance.now());
     this.port = null;
     this.connecting = null;     // Promise while a port is being obtained
-    this.outbox = [];           // messages sent while no port is open yet
+    // Messages to the hub wait here while no port is open or the hub has not caught up (flow.js).
+    this.flow = new Flow((message, transfer) => this.post(message, transfer), options.flow);
     this.hubId = null;          // the hub that welcomed us last
     this.helloEntries = null;   // reclaim entries of the hello in flight (answered by welcome)
     this.failure = null;        // a permanent error (protocol mismatch): every request fails with it
@@ -84,7 +90,7 @@ export class HubBackend {
       queueMicrotask(() => listener.failed(token, error));
       return token;
     }
-    this.records.set(token, { name, mode, wait, listener, state: SENT, seq: null });
+    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null });
     this.send({ t: C.request, token, name, mode, wait });
     this.watch();
     return token;
@@ -95,13 +101,22 @@ export class HubBackend {
     if (record === undefined) return;
     this.records.delete(token);
     if (record.state !== HELD) return; // cannot happen through the LockManager
-    this.send({ t: C.release, token });
+    // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
+    // that flow control keeps here (a waiter elsewhere would wait for them).
+    if (this.flow.open) this.port.postMessage({ t: C.release, token });
+    else this.send({ t: C.release, token });
   }
 
   abort(token) {
     const record = this.records.get(token);
     if (record === undefined || record.state === HELD) return Promise.resolve(false);
     if (this.failure !== null) return Promise.resolve(false);
+    if (record.state === UNSENT) {
+      // The hub never saw it: it is simply not sent (its queued message is skipped).
+      this.records.delete(token);
+      this.idle();
+      return Promise.resolve(true);
+    }
     return new Promise((resolve) => {
       this.aborts.set(token, resolve);
       this.send({ t: C.abort, token });
@@ -128,12 +143,26 @@ export class HubBackend {
       if (this.port === null && !this.asleep) this.open(null);
       return;
     }
-    if (this.port !== null && !this.asleep) {
-      this.port.postMessage(message, transfer ?? []);
-      return;
+    this.flow.enqueue(message, transfer);
+    if (this.port === null && !this.asleep) this.open(null);
+  }
+
+  /**
+   * Posts one message the flow lets go (flow.js); false when it is no longer wanted: a request
+   * aborted (or settled) before it went, an abort or a query already answered.
+   */
+  post(message, transfer) {
+    if (message.t === C.request) {
+      const record = this.records.get(message.token);
+      if (record === undefined || record.state !== UNSENT) return false;
+      record.state = SENT;
+    } else if (message.t === C.abort) {
+      if (!this.aborts.has(message.token)) return false;
+    } else if (message.t === C.query) {
+      if (!this.queries.has(message.call)) return false;
     }
-    this.outbox.push([message, transfer]);
-    if (!this.asleep) this.open(null);
+    this.port.postMessage(message, transfer ?? []);
+    return true;
   }
 
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
@@ -174,10 +203,10 @@ export class HubBackend {
       if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; requests go ahead without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
       const held = this.sentinelHold ?? [];
       this.sentinelHold = null;
-      // Only what is still wanted: a failed context (fail() cleared its outbox) sends nothing more.
+      // Only what is still wanted: a failed context (fail() emptied its queue) sends nothing more.
       if (this.failure !== null) return;
       for (const [message, transfer] of held) {
-        if (message.t === C.request && !this.records.has(message.token)) continue;
+        if (message.t === C.request && this.records.get(message.token)?.state !== UNSENT) continue;
         if (message.t === C.abort && !this.aborts.has(message.token)) continue;
         if (message.t === C.query) {
           if (!this.queries.has(message.call)) continue;
@@ -203,7 +232,6 @@ export class HubBackend {
     this.probe = null;
     if (this.hubId === null) this.freshHello();
     else this.hello(lostHub);
-    this.flushOutbox(true);
   }
 
   /**
@@ -211,17 +239,18 @@ export class HubBackend {
    * so everything is simply asked for, in order, with its own wait mode.
    */
   freshHello() {
-    const port = this.port;
     this.lastLostHub = null;
-    port.postMessage({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
+    this.flow.restart();
+    this.flow.postNow({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
     this.helloEntries = [];
     this.helloAtCall = this.nextCall;
     // Everything is asked for again from the records; while the sentinel hold lasts, held back.
     if (this.sentinelHold !== null) this.sentinelHold = [];
-    const ask = (message) => (this.sentinelHold !== null ? this.sentinelHold.push([message]) : port.postMessage(message));
-    for (const [token, r] of this.records) ask({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
-    for (const [token] of this.aborts) ask({ t: C.abort, token });
-    this.askQueriesAgain(ask);
+    // No hub has any of our requests: an abort in flight settles here (the request is not sent again).
+    for (const record of this.records.values()) record.state = UNSENT;
+    for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
+    this.aborts.clear();
+    this.askAgain();
   }
 
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
@@ -231,13 +260,18 @@ export class HubBackend {
     else this.hello(this.lastLostHub);
   }
 
-  /** Sends what waited for a port. After a re-hello, requests, aborts and queries were re-sent by it. */
-  flushOutbox(reHello) {
-    const outbox = this.outbox;
-    this.outbox = [];
-    for (const [message, transfer] of outbox) {
-      if (reHello && (message.t === C.request || message.t === C.abort || message.t === C.query)) continue;
-      this.port.postMessage(message, transfer ?? []);
+  /**
+   * After a hello, in order: what waited that a hello does not ask again (adopt, ended), the
+   * requests the hub does not have (in request order), the aborts and queries still unanswered
+   * (a query after the requests made before it: spec 3.2.2 step 4).
+   */
+  askAgain() {
+    for (const [message, transfer] of this.flow.takeAll()) if (!ASKED_AGAIN.has(message.t)) this.flow.enqueue(message, transfer);
+    for (const [token, r] of this.records) if (r.state === UNSENT) this.send({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
+    for (const [token] of this.aborts) this.send({ t: C.abort, token });
+    for (const call of this.queries.keys()) {
+      this.queries.restart(call);
+      this.send({ t: C.query, call });
     }
   }
 
@@ -252,6 +286,7 @@ export class HubBackend {
     const held = [];
     const waiting = [];
     for (const [token, record] of this.records) {
+      if (record.state === UNSENT) continue; // still to be sent (askAgain)
       if (record.state === HELD) {
         held.push({ token, name: record.name, mode: record.mode, held: true, seq: null });
       } else if (record.wait === 'wait' || record.wait === 'preempt') {
@@ -263,7 +298,7 @@ export class HubBackend {
     waiting.sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity) || a.token - b.token);
     // ifAvailable requests in flight: their answer was lost with the hub; "not available" is a true answer.
     for (const [token, record] of this.records) {
-      if (record.state !== HELD && record.wait === 'no-wait') {
+      if (record.state === SENT && record.wait === 'no-wait') {
         this.records.delete(token);
         queueMicrotask(() => record.listener.notAvailable(token));
       }
@@ -271,12 +306,13 @@ export class HubBackend {
     this.helloEntries = held.concat(waiting);
     this.lastLostHub = lostHub;
     this.helloAtCall = this.nextCall;
-    this.port.postMessage({
+    this.flow.restart();
+    this.flow.postNow({
       t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub, reclaim: this.helloEntries,
     });
-    // Queries and aborts whose answer was lost: ask again (aborts: the request is re-registered).
-    this.askQueriesAgain();
-    for (const [token] of this.aborts) this.port.postMessage({ t: C.abort, token });
+    // Queries and aborts whose answer was lost: ask again (aborts: the request is re-registered);
+    // requests not sent yet follow.
+    this.askAgain();
   }
 
   // ---- messages from the hub ----
@@ -291,6 +327,7 @@ export class HubBackend {
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
     switch (m.t) {
       case H.ping: this.port.postMessage({ t: C.pong }); return;
+      case H.synced: this.flow.synced(m.call); return;
       case H.probed: return this.idle();
       case H.welcome: return this.welcome(m);
       case H.rejected:
@@ -410,7 +447,8 @@ export class HubBackend {
     for (const [, resolve] of this.aborts) resolve(false);
     this.aborts.clear();
     this.queries.failAll(error);
-    this.outbox = [];
+    this.flow.takeAll();
+    this.flow.close();
     for (const [port] of this.unwelcomedAdopts.splice(0)) refusePort(port, error);
     this.idle();
   }
@@ -427,17 +465,6 @@ export class HubBackend {
     if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
-    }
-  }
-
-  /**
-   * After a hello: every query still unanswered is asked again, its wait for an answer started anew.
-   * `ask`: how (after a fresh hello, in turn with the requests the sentinel hold keeps back).
-   */
-  askQueriesAgain(ask = (message) => this.port.postMessage(message)) {
-    for (const call of this.queries.keys()) {
-      this.queries.restart(call);
-      ask({ t: C.query, call });
     }
   }
 
@@ -523,6 +550,7 @@ export class HubBackend {
     this.cancelIdentity();
     const old = this.port;
     this.port = null;
+    this.flow.close();
     this.probe = null;
     if (old !== null) {
       old.onmessage = null;
@@ -639,7 +667,7 @@ export class HubBackend {
   sendSentinel() {
     if (this.sentinel === null || this.port === null) return;
     const port = this.sentinel.portForHub();
-    if (port !== null) this.port.postMessage({ t: C.sentinel }, [port]);
+    if (port !== null) this.flow.postNow({ t: C.sentinel }, [port]);
   }
 
   // ---- liveness: this context leaving ----
@@ -647,9 +675,10 @@ export class HubBackend {
   /** pagehide: tell the hub at once (it releases everything). persisted: the page may come back. */
   pageHidden(persisted) {
     if (this.port === null || this.asleep) return;
-    this.port.postMessage({ t: C.bye });
+    this.flow.postNow({ t: C.bye });
     if (!persisted) return;
     this.asleep = true;
+    this.flow.close();
     this.loseHeld(LOST.pageHidden);
   }
 
@@ -659,7 +688,6 @@ export class HubBackend {
     this.asleep = false;
     this.lastHeard = this.now();
     this.hello(null);
-    this.flushOutbox(true);
     if (this.records.size > 0) this.watch();
   }
 

@@ -7,14 +7,15 @@
 // within one round of the next pass, whatever the backlog of others. When nothing is queued
 // anywhere and its connection has spent less than `slice` ms being handled at once since the
 // hub's last pass, a message is handled at once (no extra task: the common case costs nothing);
-// beyond that, a burst (a flood) goes through the inboxes. A connection with more than `maxQueued`
-// messages waiting sends faster than its share can serve: `overflow(conn)` is called (the hub
-// closes it, which also makes the browser drop what it still had queued for that port).
+// beyond that, a burst (a flood) goes through the inboxes. A connection with `maxQueued` messages
+// waiting sends faster than its share can serve and ignores flow control (js/browser/flow.js
+// never has that many unhandled): `full(conn)` says so, and the hub refuses its new messages
+// until its inbox drains. Nothing it already sent is dropped, and it keeps its locks.
 
 export class FairInbox {
   /**
    * @param handle  (conn, item) => void: handles one filed message
-   * @param options { now, quantum, slice, budget, maxQueued, overflow }
+   * @param options { now, quantum, slice, budget, maxQueued }
    */
   constructor(handle, options = {}) {
     this.handle = handle;
@@ -23,7 +24,6 @@ export class FairInbox {
     this.slice = options.slice ?? 2;
     this.budget = options.budget ?? 8;
     this.maxQueued = options.maxQueued ?? 5_000;
-    this.overflow = options.overflow ?? (() => {});
     this.pass_ = 0;           // number of the current pass: per-connection allowances reset with it
     this.lastPass = -Infinity; // when the last pass ended
     this.ring = [];          // connections with queued messages, in their turn order
@@ -51,17 +51,18 @@ export class FairInbox {
       }
       return;
     }
-    if (this.pending(conn) >= this.maxQueued) {
-      this.overflow(conn);
-      return;
-    }
     if (conn.inbox.length - conn.inboxHead === 0) this.ring.push(conn);
     conn.inbox.push(item);
     this.queued++;
     if (this.queued > this.stats.mostQueued) this.stats.mostQueued = this.queued;
     // The next pass is a task behind what the browser already has to deliver: a flooding connection
-    // is served no faster than that, its inbox grows, and past maxQueued it is closed.
+    // is served no faster than that, and its inbox grows until it is full (the hub refuses more).
     this.schedule();
+  }
+
+  /** Whether `conn` has as many messages waiting as it may: its new ones are refused (hub.js). */
+  full(conn) {
+    return this.pending(conn) >= this.maxQueued;
   }
 
   /** Messages of `conn` still waiting (dropped when it closes). */

@@ -6,7 +6,7 @@
 // Independent of SharedWorker: hub-worker.js wires it to `onconnect`; tests can drive it directly.
 import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
 import {
-  PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, validateClientMessage,
+  PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
 import { FairInbox } from './fair-inbox.js';
@@ -48,6 +48,7 @@ class Connection {
     this.dead = false;        // declared dead (or said bye): may register again with a new hello
     this.gone = false;        // port closed: forgotten for good
     this.rejections = 0;
+    this.refused = 0;         // messages refused while its inbox was full (hub.js refuse)
     this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
     this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
     this.toldUnregistered = false;
@@ -83,7 +84,7 @@ export class Hub {
     this.connections = new Set();
     this.quota = new Quota(options.limits);
     this.inbox = new FairInbox((conn, item) => this.handle(conn, item), {
-      now: this.now, overflow: (conn) => this.overflowed(conn), ...options.fairness,
+      now: this.now, maxQueued: FLOW.MAX_QUEUED, ...options.fairness,
     });
     this.clientIds = new Map(); // clientId -> live Connection
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
@@ -180,6 +181,7 @@ export class Hub {
       return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
     }
     if (message.t === C.release && conn.client !== null) return this.handle(conn, { message, ports: null, cost: 0 });
+    if (this.inbox.full(conn)) return this.refuse(conn, message, event);
     if (message.t === C.hello) conn.helloQueued++;
     let cost = MESSAGE_COST;
     if (message.t === C.request) {
@@ -200,11 +202,26 @@ export class Hub {
     return undefined;
   }
 
-  /** A connection sends faster than its share of the hub can serve (fair-inbox.js): closed, as if dead. */
-  overflowed(conn) {
-    this.log('warn', `${conn.clientId ?? 'an unregistered client'} sent more than ${this.inbox.maxQueued} messages faster than its share of the hub serves them: connection closed, its locks released`);
-    conn.send({ t: H.dead });
-    this.forget(conn);
+  /**
+   * A message from a connection whose inbox is full (fair-inbox.js): it ignores flow control and
+   * sends faster than its share of the hub serves it. Its new message is refused with that cause;
+   * what it already sent is handled in its turn, and it keeps its locks and queued requests (volume
+   * is no evidence of death). A `bye` is still heard: it is the context's own word that it ended.
+   */
+  refuse(conn, message, event) {
+    for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
+    if (message.t === C.bye) return this.close(conn, { tell: false });
+    conn.refused++;
+    const waiting = this.inbox.pending(conn);
+    const cause = `This context has ${waiting} messages waiting at the lock hub, as many as one context may (${this.inbox.maxQueued}): it sends faster than its share of the hub serves it (without flow control)`;
+    if (conn.refused === 1 || conn.refused % 10_000 === 0) {
+      this.log('warn', `${conn.clientId ?? 'an unregistered client'} has ${waiting} messages waiting (the bound is ${this.inbox.maxQueued}): its new messages are refused until its inbox drains; its locks are kept [${conn.refused} refused]`);
+    }
+    if (message.t === C.request) return conn.send({ t: H.failed, token: message.token, name: 'QuotaExceededError', message: `${cause}; this request was refused. Its locks and the requests the hub accepted are kept.` });
+    if (message.t === C.query) return conn.send({ t: H.queryFailed, call: message.call, name: 'QuotaExceededError', message: `${cause}; this query() was refused.` });
+    // The abort comes too late to be heard: the request stays, as when its grant was already on its way.
+    if (message.t === C.abort) return conn.send({ t: H.aborted, token: message.token, removed: false });
+    return undefined; // hello, adopt, ended, sentinel, sync: dropped (the log above says why)
   }
 
   quotaMessage(conn) {
@@ -236,6 +253,7 @@ export class Hub {
         case C.sentinel:
           if (!ports || ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
           return attachSentinel(this, conn, ports[0]);
+        case C.sync: return conn.send({ t: H.synced, call: message.call });
         default: return undefined;
       }
     } catch (error) {
@@ -696,13 +714,20 @@ export class Hub {
         continue;
       }
       // Dead when neither the context nor its sentinel answered for DEAD_AFTER: a context busy in
-      // its own long task keeps its locks while its sentinel answers.
+      // its own long task keeps its locks while its sentinel answers. Silence proves nothing of a
+      // context whose sentinel never answered (none could start: a Content-Security-Policy, a
+      // missing weblocks-sentinel.js): it keeps its locks until its port closes or it says bye.
       const unheard = now - Math.max(lastHeardFrom(conn), hearingSince);
-      if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn)) {
+      if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn)) {
         const why = silenceOf(conn, now);
         this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
         this.close(conn, { tell: true, why });
-      } else if (silent >= this.liveness.PING_AFTER && now - (conn.lastPing ?? 0) >= this.liveness.PING_AFTER) {
+      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && silenceProvesNothing(conn)) {
+        conn.toldUnwatched = true;
+        this.log('warn', `${conn.clientId} has been silent for ${Math.round(unheard)} ms and has no sentinel that ever answered: `
+          + 'it may be busy, so its locks stay held until its port closes or it says bye (serve weblocks-sentinel.js next to the hub, and allow it: worker-src \'self\')');
+      }
+      if (silent >= this.liveness.PING_AFTER && now - (conn.lastPing ?? 0) >= this.liveness.PING_AFTER && conn.client !== null) {
         conn.lastPing = now;
         conn.send({ t: H.ping });
       }
@@ -774,6 +799,16 @@ export class Hub {
  */
 function vouchedFor(conn) {
   return conn.sentinel === null && conn.parent !== null && !conn.ended && conn.parent.client !== null && !conn.parent.gone;
+}
+
+/**
+ * Silence proves a context gone only where a sentinel of its own has answered (it shares the
+ * context's process, not its event loop: both silent means the process stopped), or where its
+ * creator said it terminated it (C.ended). Otherwise a silent context may just be busy in a long
+ * task: declaring it dead would hand its lock to another while its callback runs.
+ */
+function silenceProvesNothing(conn) {
+  return !conn.ended && !(conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0);
 }
 
 

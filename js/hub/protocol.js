@@ -8,6 +8,8 @@
  * Bumped on any incompatible change. Both sides check it in the handshake. 5: hubs keep a
  * succession record (succession.js); a hub that finds none takes itself for the origin's first, so
  * it must never serve the survivors of a hub that kept none (those speak 4 and are refused).
+ * 6: flow control (FLOW, C.sync / H.synced); a connection over its inbox share has its new
+ * messages refused (H.failed / H.queryFailed QuotaExceededError), never its locks released.
  * Also 6: a machine hub (js/machine/) learns each client's process from its hello (`proc`),
  * confirms every release (`released`) and gives a fencing token with every grant.
  */
@@ -28,7 +30,7 @@ export const LIMITS = Object.freeze({
   // Memory (js/hub/quota.js): what one connection may make the hub keep, and the hub as a whole.
   // A request is charged requestOverhead + 4 bytes per name unit (the name is kept twice: the
   // request's record and the engine's entry).
-  connectionBytes: 8 << 20,
+  connectionBytes: 32 << 20,
   hubBytes: 64 << 20,
   requestOverhead: 256,
   queriesPerClient: 4,        // queries a client may have waiting at the hub at once
@@ -37,6 +39,17 @@ export const LIMITS = Object.freeze({
   snapshotPieceBytes: 1 << 20,
   queryBytes: 256 << 20,
   queryTimeout: 10_000,
+});
+
+// Flow control (js/browser/flow.js): a context never has more than WINDOW messages that the hub
+// may not have handled yet; every SYNC_EVERY of them it sends C.sync, which the hub answers
+// (H.synced) once it handled every message the context sent before it. The rest wait in the
+// context, in order. The hub's bound on one connection's waiting messages (fair-inbox.js
+// maxQueued) is well above WINDOW: only a port that ignores flow control reaches it.
+export const FLOW = Object.freeze({
+  WINDOW: 1024,
+  SYNC_EVERY: 256,
+  MAX_QUEUED: 5_000,
 });
 
 // Liveness (milliseconds). The hub pings a connection it has not heard from for PING_AFTER; a
@@ -95,6 +108,7 @@ export const C = Object.freeze({
   ended: 'ended',       // { t, worker }: this context terminated its dedicated worker number `worker` (terminate()):
                         //   it no longer vouches for the worker, whose silence now counts (hub.js vouchedFor)
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
+  sync: 'sync',         // { t, call }: flow control (FLOW): answered by synced once every message before it is handled
 });
 // hub -> context
 export const H = Object.freeze({
@@ -115,6 +129,7 @@ export const H = Object.freeze({
   hub: 'hub',                   // { t, hubId }: the first message on every connection: which hub serves this port
   unregistered: 'unregistered', // { t, hubId, call }: this hub has no registration for this port: say hello again
                                 //   (call: the probe it answers, or 0 for any other message)
+  synced: 'synced',             // { t, call }: every message this connection sent before sync `call` is handled
   dead: 'dead',                 // { t, why? }: this connection was declared dead (why: what the hub did not hear); its locks were released
 });
 
@@ -188,6 +203,7 @@ const CLIENT_VALIDATORS = {
   [C.adopt]: workerOnly,
   [C.ended]: workerOnly,
   [C.sentinel]: bare,
+  [C.sync]: callOnly,
 };
 
 function tokenOnly(m) {

@@ -180,7 +180,7 @@
       if (!b) return null;
       return {
         port: b.port !== null, connecting: b.connecting !== null, hubId: b.hubId, failure: b.failure && String(b.failure),
-        records: [...b.records.values()].map((r) => ({ name: r.name, state: r.state })), outbox: b.outbox.length,
+        records: [...b.records.values()].map((r) => ({ name: r.name, state: r.state })), outbox: b.flow.waiting,
         sentinelHold: b.sentinelHold === null ? null : b.sentinelHold.length,
         sentinel: b.sentinel && { started: b.sentinel.worker !== null, answered: b.sentinel.answered, failed: b.sentinel.failed },
         asleep: b.asleep, probe: b.probe !== null, identity: b.identity !== null,
