@@ -50,6 +50,19 @@ export async function releaseMany() {
   await Promise.all(heldForQuery.done.splice(0));
 }
 
+/**
+ * `count` requests on distinct names made in one synchronous loop, each callback returning at once:
+ * ms to make them and ms until every one has run and settled.
+ */
+export async function burst(locks, count) {
+  const t0 = performance.now();
+  const promises = new Array(count);
+  for (let i = 0; i < count; i++) promises[i] = locks.request(`burst-${i}`, noop);
+  const made = performance.now() - t0;
+  await Promise.all(promises);
+  return { made, total: performance.now() - t0 };
+}
+
 /** Holds one name, enqueues `count` requests on it, then releases and waits for all of them to run. */
 export function pending(locks, count) {
   return pendingOnce(locks, count, () => performance.now());

@@ -23,6 +23,7 @@ async function setup() {
     queryOnce: () => measures.queryOnce(locks),
     releaseMany: () => measures.releaseMany(),
     pending: (count) => measures.pending(locks, count),
+    burst: (count) => measures.burst(locks, count),
     clock: measures.clock,
     /** Starts a dedicated worker running the same contender (ours: the wrapped Worker hands it a hub port). */
     async startWorker() {

@@ -140,6 +140,19 @@ const scenarios = {
       async finish() { return { enqueueUsPerRequest: enqueue, drainUsPerRequest: drain }; },
     };
   },
+  burst({ tabs: [page], count }) {
+    const made = [];
+    return {
+      // No warm-up burst: one takes tens of seconds natively (each round is one).
+      async prepare() { return { count }; },
+      async round() {
+        const t = await page.evaluate((n) => window.bench.burst(n), count);
+        made.push(t.made);
+        return t.total;
+      },
+      async finish() { return { madeMs: made }; },
+    };
+  },
 };
 
 export const BROWSER_COMPARISONS = [
@@ -159,6 +172,10 @@ export const BROWSER_COMPARISONS = [
     contenders: ['native', 'ours'] },
   { id: 'browser-pending-10k', title: '10,000 pending requests on one name, enqueued and drained', run: 'pending', tabs: 1, count: 10_000, unit: 'µs/request', better: 'lower',
     contenders: ['native', 'ours', 'async-mutex'] },
+  { id: 'browser-burst-10k', title: '10,000 requests in one burst (distinct names, callbacks return at once), made and all settled', run: 'burst', tabs: 1, count: 10_000, unit: 'ms/burst', better: 'lower',
+    contenders: ['native', 'ours'], timeoutMs: 240_000 },
+  { id: 'browser-burst-100k', title: '100,000 requests in one burst (distinct names, callbacks return at once), made and all settled', run: 'burst', tabs: 1, count: 100_000, unit: 'ms/burst', better: 'lower',
+    contenders: ['native', 'ours'], timeoutMs: 240_000 },
 ];
 
 /**
@@ -181,7 +198,7 @@ export async function runBrowserBench({ rounds = 7, only = null, contenders: all
       const step = async (run, what) => {
         if (run.failure) return;
         try {
-          const value = await withTimeout(what(), timeoutMs, `${comparison.id} ${run.impl}`);
+          const value = await withTimeout(what(), comparison.timeoutMs ?? timeoutMs, `${comparison.id} ${run.impl}`);
           if (typeof value === 'number') run.samples.push(value); else Object.assign(run.extra, value);
         } catch (error) {
           run.failure = { status: error.hung ? 'hung' : 'failed', detail: String(error.message).split('\n')[0].slice(0, 200) };
@@ -195,7 +212,7 @@ export async function runBrowserBench({ rounds = 7, only = null, contenders: all
           return run.scenario.prepare();
         });
       }
-      const roundCount = comparison.run === 'pending' ? Math.min(rounds, 5) : rounds;
+      const roundCount = comparison.run === 'pending' || comparison.run === 'burst' ? Math.min(rounds, 5) : rounds;
       for (let r = 0; r < roundCount; r++) {
         for (const run of r % 2 === 0 ? runs : [...runs].reverse()) await step(run, () => run.scenario.round());
       }
