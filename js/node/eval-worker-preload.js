@@ -6,7 +6,8 @@
 // subclass for that (named imports included: the preload runs before the application's modules).
 // Only on Node: Bun and Deno run no preload in any worker (there each thread imports the package).
 import workerThreads from 'node:worker_threads';
-import { syncBuiltinESMExports } from 'node:module';
+// (The default export: Deno 2.6's node:module has no named syncBuiltinESMExports.)
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const REQUIRE_ENTRY = fileURLToPath(new URL('../cjs/register.cjs', import.meta.url));
@@ -40,5 +41,5 @@ export function preloadInEvalWorkers() {
   Object.defineProperty(Worker, MARK, { value: true });
   Object.defineProperty(Worker, 'name', { value: 'Worker' });
   workerThreads.Worker = Worker;
-  syncBuiltinESMExports();
+  nodeModule.syncBuiltinESMExports?.();
 }

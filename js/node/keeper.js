@@ -8,6 +8,8 @@ export const KEEPER_SOURCE = `'use strict';
 const { workerData, BroadcastChannel } = process.getBuiltinModule('node:worker_threads');
 const { createServer } = process.getBuiltinModule('node:net');
 const { readlinkSync } = process.getBuiltinModule('node:fs');
+// Node's timers (Deno's global ones return numbers, without unref).
+const { setTimeout } = process.getBuiltinModule('node:timers');
 const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
 const { space, channel: channelName, name } = workerData;
 const server = createServer((socket) => socket.destroy());

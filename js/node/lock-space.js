@@ -87,7 +87,8 @@ function newLockSpace(scoped) {
 
 function noRendezvous() {
   const error = new Error(`weblocks-wasm: worker thread ${threadId} did not inherit the process's lock space and cannot look for it here `
-    + `(the process-wide rendezvous needs Linux's /proc and abstract Unix sockets; this is ${process.platform}), and a lock space of its own `
+    + '(the process-wide rendezvous needs Linux\'s /proc, abstract Unix sockets and a BroadcastChannel that can be unref\'d, '
+    + `which Deno 2.6 lacks; this is ${process.platform}${process.versions.deno ? `, Deno ${process.versions.deno}` : ''}), and a lock space of its own `
     + 'would not exclude the other threads. Load weblocks-wasm in the main thread before it creates workers (import \'weblocks-wasm/polyfill\', '
     + 'or start Node with --import weblocks-wasm/register).');
   error.name = 'LockSpaceError';

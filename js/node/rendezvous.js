@@ -44,11 +44,12 @@ export function newSpaceId() {
 
 /**
  * This process's key for the rendezvous names: its pid namespace and pid (unique on the machine
- * while it runs), or null where the rendezvous cannot work (no /proc, no Unix sockets, no
- * BroadcastChannel): there a thread can use only a space it inherited.
+ * while it runs), or null where the rendezvous cannot work (no /proc, no Unix sockets, or no
+ * BroadcastChannel that can be unref'd: Deno 2.6's would keep every thread alive): there a thread
+ * can use only a space it inherited.
  */
 function processKey() {
-  if (typeof BroadcastChannel !== 'function' || process.platform !== 'linux') return null;
+  if (typeof BroadcastChannel?.prototype?.unref !== 'function' || process.platform !== 'linux') return null;
   try {
     const ns = fs.readlinkSync('/proc/self/ns/pid').replace(/\D/g, '');
     fs.readFileSync('/proc/net/unix', 'utf8');

@@ -4,18 +4,24 @@
 // needs the ticking keep-alive), once per kind of worker each runtime has; a run passes only if
 // every case passes and the process then exits by itself. Also: a worker that crashes holding a
 // lock before its creator's event loop has turned (Deno reports new workers only then) has it
-// released, and a Deno Web Worker's first request rejects with the named error while another
-// thread holds the lock. Usage: node tests/runtimes/run.mjs
+// released, a Deno Web Worker's first request rejects with the named error while another
+// thread holds the lock, pools whose main thread never loads the package exclude across their
+// workers, and a busy holder's lock passes on only once terminate() has stopped it.
+// Usage: node tests/runtimes/run.mjs
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (relative) => path.join(repo, 'node_modules', relative);
+// pools: the pool libraries of tests/node/host/fixtures/pools/run.mjs that run on that runtime at
+// all (Bun 1.4.5 + workerpool 10.0.3 and Deno 2.9.6 + tinypool 2.2.0 hang without this package too).
+// None on Deno 2.6: its BroadcastChannel cannot be unref'd, so there is no rendezvous, and a pool
+// worker that did not inherit the lock space rejects every request with LockSpaceError.
 const RUNTIMES = [
-  { name: 'Bun 1.4.5', command: [bin('@oven/bun-linux-x64/bin/bun')], kinds: ['default', 'named', 'web'] },
-  { name: 'Deno 2.9.6', command: [bin('@deno/linux-x64-glibc/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true },
-  { name: 'Deno 2.6.0', command: [bin('deno-2.6/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true },
+  { name: 'Bun 1.4.5', command: [bin('@oven/bun-linux-x64/bin/bun')], kinds: ['default', 'named', 'web'], pools: ['piscina', 'tinypool', 'worker_threads'] },
+  { name: 'Deno 2.9.6', command: [bin('@deno/linux-x64-glibc/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true, pools: ['piscina', 'workerpool', 'worker_threads'] },
+  { name: 'Deno 2.6.0', command: [bin('deno-2.6/deno'), 'run', '-A'], kinds: ['default', 'named'], deno: true, pools: [] },
 ];
 // A run that has not exited by then did not exit by itself (the suite takes 1-6 s on 2 cores).
 const EXIT_WITHIN_MS = 120_000;
@@ -59,6 +65,26 @@ for (const runtime of RUNTIMES) {
     console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, a worker crashed holding a lock while its creator was still blocked: ${outcome ? `granted after ${outcome.ms} ms` : 'no outcome'}`);
     if (!passed) {
       failures.push(`${runtime.name} crash before watch`);
+      console.log(output);
+    }
+  }
+  for (const pool of runtime.pools) {
+    const { code, output } = await run([...runtime.command, 'tests/node/host/fixtures/pools/run.mjs', pool], { timeout: 60_000 });
+    const outcome = summaryOf(output);
+    const passed = code === 0 && outcome?.threads === 4 && outcome.total === outcome.expected && outcome.overlaps.every((seen) => seen === 0);
+    console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, ${pool} whose main thread never loads the package, four workers under one exclusive lock: ${JSON.stringify(outcome)}`);
+    if (!passed) {
+      failures.push(`${runtime.name} ${pool}`);
+      console.log(output);
+    }
+  }
+  {
+    const { code, output } = await run([...runtime.command, 'tests/runtimes/terminate-busy.mjs'], { timeout: 60_000 });
+    const outcome = summaryOf(output);
+    const passed = code === 0 && outcome?.got === 'terminate-busy' && outcome.ranAfterGrant === false;
+    console.log(`${passed ? 'ok  ' : 'FAIL'} ${runtime.name}, a busy holder's lock passes on only once terminate() has stopped it: ${JSON.stringify(outcome)}`);
+    if (!passed) {
+      failures.push(`${runtime.name} terminate busy`);
       console.log(output);
     }
   }
