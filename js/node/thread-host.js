@@ -89,8 +89,9 @@ const UNWATCHED_RECHECK_MS = process.versions.deno === undefined ? 200 : 2000;
 
 /**
  * This thread's backend on the process-wide lock space, returned at once (requests made while the
- * thread joins the space and attaches its engine wait for it). Falls back to an in-context engine,
- * once with a warning, where shared memory is unavailable.
+ * thread joins the space and attaches its engine wait for it). Where shared memory is unavailable,
+ * the main thread falls back to an in-context engine, once with a warning, and a worker's requests
+ * reject (LockSpaceError).
  */
 export function connectThread() {
   let space;
@@ -101,8 +102,11 @@ export function connectThread() {
     return new DeferredBackend(randomUUID(), Promise.reject(error));
   }
   if (space === null) {
+    // Without shared memory no thread can share a lock space: the main thread gets one of its own
+    // (an in-context engine), and every other thread refuses, so no two threads hold one lock.
+    if (threadId !== 0) return new DeferredBackend(randomUUID(), Promise.reject(noSharedMemory()));
     process.emitWarning('weblocks-wasm: shared WebAssembly memory is unavailable; ' +
-      'navigator.locks serves this thread alone (an in-context engine).');
+      'navigator.locks serves the main thread alone (an in-context engine), and worker threads refuse every request.');
     return createLocalBackend();
   }
   const clientId = randomUUID();
@@ -152,6 +156,15 @@ export function connectThread() {
     keepAlive.stop();
   };
   return deferred;
+}
+
+function noSharedMemory() {
+  const error = new Error(`weblocks-wasm: worker thread ${threadId} cannot share the process's lock space: shared WebAssembly memory `
+    + '(SharedArrayBuffer) is unavailable here, and a lock space of its own would not exclude the other threads. '
+    + 'Run without --no-harmony-sharedarraybuffer (or the like), or use locks from the main thread only.');
+  error.name = 'LockSpaceError';
+  error.code = 'ERR_WEBLOCKS_NO_LOCK_SPACE';
+  return error;
 }
 
 // Records this thread in the space, watches the Workers it creates, and attaches its engine.
