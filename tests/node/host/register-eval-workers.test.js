@@ -3,7 +3,7 @@
 // but no --import preload: the register preload gives them its --require entry). The
 // behaviours Node's own navigator.locks tests check across threads (a request from another thread
 // waits, a deadlock is observable with ifAvailable and query(), a lock held at process.exit() is
-// released), with eval workers that load nothing themselves.
+// released, a request pending at terminate() leaves nothing behind), with eval workers that load nothing themselves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -24,5 +24,6 @@ for (const flag of ['--import', '--require']) {
       'the worker\'s request waited for the main thread\'s lock, then was granted');
     assert.deepEqual(report.deadlock, { workerGotResource2: false, mainGotResource1: false, bothHeldByTwoClients: true });
     assert.deepEqual(report.heldAtExit, { code: 42, granted: 'held-at-exit' });
+    assert.deepEqual(report.pendingAtTerminate, { pendingLeft: 0, granted: true });
   });
 }
