@@ -29,19 +29,27 @@ export class NameMirror {
     this.decide(revision);
   }
 
-  /** Starts watching from the revision after the read. */
+  /**
+   * Starts watching from the revision after the read. The listeners are on the watcher before it
+   * can emit anything (etcd3's create() resolves a turn after 'connected', and the events replayed
+   * after it can arrive in the same turn: they would be lost).
+   */
   watch(client) {
-    this.watcher = client.watch().prefix(this.prefix).startRevision(String(this.revision + 1)).create();
-    this.watcher.then((watcher) => {
-      if (this.closed) {
-        watcher.cancel().catch(() => {});
-        return;
-      }
-      this.watcherReady = watcher;
-      watcher.on('data', (response) => this.apply(response));
-      // A watch that etcd cancels (compaction past our revision) cannot be resumed: say so loudly.
-      watcher.on('error', (error) => this.onChange(this, { error }));
-    }, (error) => this.onChange(this, { error }));
+    const watcher = client.watch().prefix(this.prefix).startRevision(String(this.revision + 1)).watcher();
+    this.watcher = watcher;
+    // etcd3 resumes a broken watch from one past the last header revision it saw, which its
+    // created answer sets to etcd's current revision before the events replayed after it have
+    // arrived: a stream cut in between would skip them. The mirror knows what it has applied.
+    const resumeAfterMirror = () => { watcher.request.start_revision = String(this.revision + 1); };
+    watcher.on('connected', resumeAfterMirror);
+    watcher.on('disconnected', resumeAfterMirror);
+    watcher.on('data', (response) => {
+      if (this.closed) return;
+      this.apply(response);
+      resumeAfterMirror();
+    });
+    // A watch that etcd cancels (compaction past our revision) cannot be resumed: say so loudly.
+    watcher.on('error', (error) => { if (!this.closed) this.onChange(this, { error }); });
   }
 
   apply(response) {
@@ -116,6 +124,6 @@ export class NameMirror {
     this.closed = true;
     for (const [, resolve] of this.reachWaiters) resolve();
     this.reachWaiters = [];
-    return this.watcher?.then((watcher) => watcher.cancel().catch(() => {}), () => {}) ?? Promise.resolve();
+    return this.watcher?.cancel().catch(() => {}) ?? Promise.resolve();
   }
 }

@@ -1,11 +1,15 @@
 // Chaos on the etcd lock space: several Node processes contend with random requests, steals and
 // aborts on a 3-member cluster while etcd members and client processes are killed (SIGKILL) and
-// restarted. The resource they write to (support/fenced-resource.js, in this process) checks
-// mutual exclusion by fencing tokens: no interleaved holders, no token given to two holders.
+// restarted, members (the leader every other time) are paused (SIGSTOP), and the clients, which
+// reach etcd through fault proxies (support/fault-proxy.js), have etcd's answers lost after it
+// committed (the answer of one call, or every answer for a while) or delayed. The resource they
+// write to (support/fenced-resource.js, in this process) checks mutual exclusion by fencing
+// tokens: no interleaved holders, no token given to two holders; at the end nothing is stuck.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { startCluster } from './support/cluster.js';
+import { startFaultProxies } from './support/fault-proxy.js';
 import { FencedResource } from './support/fenced-resource.js';
 import { createLockManager, closeLockManager } from '../../../js/etcd/index.js';
 
@@ -15,26 +19,28 @@ const contender = new URL('./fixtures/contender.js', import.meta.url);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cluster = await startCluster();
+const proxies = await startFaultProxies(cluster);
 const everyChild = new Set();
 after(async () => {
   for (const child of everyChild) child.kill('SIGKILL'); // after a failure: nothing left behind
+  await proxies.close();
   await cluster.stop();
 });
 
-test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted: zero fencing violations`, { timeout: CHAOS_MS * 4 + 90_000 }, async () => {
+test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted, members paused and answers lost or delayed: zero fencing violations, nothing stuck`, { timeout: CHAOS_MS * 4 + 90_000 }, async () => {
   const namespace = `chaos-${process.pid}/`;
   const names = ['alpha', 'beta', 'gamma'];
   const resource = new FencedResource();
   const totals = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 };
   const seen = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 }; // every client's, as they happen
   const errors = [];
-  const events = { memberKills: 0, leaderKills: 0, clientKills: 0, clientsStarted: 0 };
+  const events = { memberKills: 0, leaderKills: 0, memberPauses: 0, leaderPauses: 0, clientKills: 0, clientsStarted: 0, answersLost: 0, answerLossWindows: 0, delayWindows: 0 };
   const children = new Set();
   let seed = 1;
 
   function startClient() {
     const child = fork(contender, [JSON.stringify({
-      hosts: cluster.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400,
+      hosts: proxies.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400,
     })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     events.clientsStarted++;
     everyChild.add(child);
@@ -73,11 +79,45 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   // long made 67 writes and no steal in 15 s), at most four times as long.
   const end = Date.now() + CHAOS_MS;
   const cap = Date.now() + CHAOS_MS * 4;
-  const enough = () => resource.check().writes > 100 && seen.stolen > 0 && seen.aborted > 0 && seen.null > 0;
+  const enough = () => resource.check().writes > 100 && seen.stolen > 0 && seen.aborted > 0 && seen.null > 0
+    && events.answersLost > 0;
+  const chaosOver = () => Date.now() >= end && (enough() || Date.now() >= cap);
+  // Answer loss, beside the rest: the answer of the next call lost (its connection cut), every
+  // answer lost for a moment, or every answer late for a moment.
+  const answerFaults = (async () => {
+    for (let i = 0; !chaosOver(); i++) {
+      const kind = i % 3;
+      if (kind === 0) {
+        const lost = proxies.loseAnswerOf(1 + (i % 2), 'cut');
+        await Promise.race([lost.then(() => { events.answersLost++; }), sleep(2000)]);
+      } else if (kind === 1) {
+        proxies.loseAnswers();
+        events.answerLossWindows++;
+        await sleep(100 + (i * 97) % 500);
+        proxies.restore();
+      } else {
+        proxies.delayAnswers(50 + (i * 53) % 250);
+        events.delayWindows++;
+        await sleep(300 + (i * 71) % 700);
+        proxies.restore();
+      }
+      await sleep(200 + (i * 131) % 600);
+    }
+    proxies.restore();
+  })();
   let round = 0;
-  while (Date.now() < end || (!enough() && Date.now() < cap)) {
+  while (!chaosOver()) {
     round++;
-    if (round % 2 === 1) {
+    if (round % 6 === 5) {
+      // A member paused for half the clients' lease TTL (every other time the leader).
+      const leader = round % 12 === 5 ? await cluster.leaderIndex() : -1;
+      const member = leader >= 0 ? leader : round % 3;
+      cluster.pause(member);
+      events.memberPauses++;
+      if (leader >= 0) events.leaderPauses++;
+      await sleep(1000);
+      cluster.resume(member);
+    } else if (round % 2 === 1) {
       // Every other member kill is the leader's (an election follows).
       const leader = round % 4 === 1 ? await cluster.leaderIndex() : -1;
       const member = leader >= 0 ? leader : round % 3;
@@ -98,6 +138,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
     await sleep(500);
   }
 
+  await answerFaults;
   // Stop the survivors cleanly and collect their counts.
   const survivors = [...children];
   for (const entry of survivors) entry.child.send({ op: 'stop' });
@@ -111,7 +152,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   assert.deepEqual(errors, [], 'no request failed for another reason than a steal, an abort or a lost lease');
   assert.ok(result.writes > 100, `the clients made progress: ${result.writes} accepted writes`);
   assert.ok(seen.stolen > 0 && seen.aborted > 0 && seen.null > 0, `steals, aborts and ifAvailable happened: ${JSON.stringify(seen)}`);
-  assert.ok(events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0, JSON.stringify(events));
+  assert.ok(events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0 && events.answersLost > 0, JSON.stringify(events));
 
   // Liveness: the killed clients' leases expire, and the lock space ends empty.
   const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });

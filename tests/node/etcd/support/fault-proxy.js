@@ -59,7 +59,7 @@ export async function startFaultProxies(cluster) {
   function proxyTo(member) {
     const server = net.createServer((client) => {
       const upstream = net.connect(member.clientPort, '127.0.0.1');
-      const connection = { client, upstream, losing: state.losing, lost: 0, stalled: false, streams: 0, target: null };
+      const connection = { client, upstream, losing: state.losing, lost: 0, stalled: false, streams: 0, target: null, lastAt: 0 };
       const fromClient = frameScanner(CLIENT_PREFACE);
       const fromServer = frameScanner(0);
       state.connections.add(connection);
@@ -69,6 +69,15 @@ export async function startFaultProxies(cluster) {
         state.connections.delete(connection);
       };
       connection.cut = cut;
+      const forward = (chunk) => {
+        if (state.delayMs > 0 || connection.lastAt > Date.now()) {
+          // Late, but in order (TCP never reorders): never before a chunk that came earlier.
+          connection.lastAt = Math.max(Date.now() + state.delayMs, connection.lastAt);
+          setTimeout(() => { if (!client.destroyed) client.write(chunk); }, connection.lastAt - Date.now());
+        } else {
+          client.write(chunk);
+        }
+      };
       client.on('error', cut).on('close', cut);
       upstream.on('error', cut).on('close', cut);
       client.on('data', (chunk) => {
@@ -96,7 +105,7 @@ export async function startFaultProxies(cluster) {
           if (frame !== undefined) {
             // etcd answered (so committed) the call: forward what came before its answer, lose the rest.
             connection.target = null;
-            client.write(chunk.subarray(0, Math.max(0, frame.at)));
+            forward(chunk.subarray(0, Math.max(0, frame.at)));
             connection.losing = true;
             connection.lost += chunk.length;
             if (target.then === 'cut') cut();
@@ -109,10 +118,8 @@ export async function startFaultProxies(cluster) {
         }
         if (connection.losing) {
           connection.lost += chunk.length;
-        } else if (state.delayMs > 0) {
-          setTimeout(() => { if (!client.destroyed) client.write(chunk); }, state.delayMs);
         } else {
-          client.write(chunk);
+          forward(chunk);
         }
       });
     });
