@@ -12,7 +12,7 @@ after(() => cluster.stop());
 
 function run(code, env) {
   const child = spawn(process.execPath, ['--import', register, '--input-type=module', '-e', code], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';
   child.stdout.on('data', (chunk) => { out += chunk; });
@@ -34,6 +34,7 @@ function run(code, env) {
   }));
   return {
     exited,
+    tell: (line) => child.stdin.write(`${line}\n`),
     line: (test) => lines.find(test) ?? (exitCode !== null
       ? Promise.reject(new Error(`the process exited (${exitCode}); it printed: ${out}`))
       : new Promise((resolve, reject) => waiters.push({ test, resolve, reject }))),
@@ -42,12 +43,13 @@ function run(code, env) {
 
 test('the etcd preload gives navigator.locks in the main thread and in workers, shared across processes', { timeout: 60_000 }, async () => {
   const env = { WEBLOCKS_ETCD_ENDPOINTS: cluster.hosts.join(','), WEBLOCKS_ETCD_NAMESPACE: `register-${process.pid}/`, WEBLOCKS_ETCD_LEASE_TTL: '3' };
-  // Process 1 holds 'shared-across' until its stdin-less timer ends it.
+  // Process 1 holds 'shared-across' until told to release (a line on its stdin).
   const holder = run(`
     await navigator.locks.request('shared-across', async (lock) => {
       console.log('held ' + lock.fencingToken);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => process.stdin.once('data', resolve));
     });
+    process.stdin.destroy();
     console.log('released');
   `, env);
   await holder.line((l) => l.startsWith('held '));
@@ -59,10 +61,13 @@ test('the etcd preload gives navigator.locks in the main thread and in workers, 
     const worker = new Worker("import { parentPort } from 'node:worker_threads'; navigator.locks.request('shared-across', { ifAvailable: true }, (lock) => parentPort.postMessage(lock === null ? 'busy' : 'free'));", { eval: true });
     const fromWorker = await new Promise((resolve) => worker.once('message', resolve));
     await worker.terminate();
+    console.log(JSON.stringify({ fromMain, fromWorker, held: state.held.filter((i) => i.name === 'shared-across').length }));
     const waited = await navigator.locks.request('shared-across', (lock) => 'granted ' + lock.fencingToken);
-    console.log(JSON.stringify({ fromMain, fromWorker, held: state.held.filter((i) => i.name === 'shared-across').length, waited }));
+    console.log(waited);
   `, env);
   const report = JSON.parse(await other.line((l) => l.startsWith('{')));
+  holder.tell('release');
+  report.waited = await other.line((l) => l.startsWith('granted '));
   assert.equal(report.fromMain, 'busy');
   assert.equal(report.fromWorker, 'busy');
   assert.equal(report.held, 1);
