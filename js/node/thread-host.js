@@ -11,7 +11,7 @@ import { DeferredBackend, createLocalBackend } from '../api/local-backend.js';
 import { findOrCreateLockSpace, attachToLockSpace, regionPoolOf } from './lock-space.js';
 import {
   registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched,
-  goneRecordedThreads, recordedThreadHasStopped, threadDeathsVisible,
+  goneRecordedThreads, recordedThreadHasStopped, threadDeathsVisible, claimSweep,
 } from './thread-watch.js';
 import { GoneThreadCloser } from './close-gone.js';
 import { ensureKeeper } from './rendezvous.js';
@@ -61,8 +61,8 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads) {
   update();
 }
 
-// How often a thread that waits for a lock looks for threads that ended unseen (a read of
-// /proc/self/task/<tid> per recorded thread).
+// How often the threads waiting for a lock look for threads that ended unseen (one of them per
+// period: a read of /proc/self/task/<tid> per recorded thread).
 const SWEEP_MS = 100;
 
 /**
@@ -121,6 +121,7 @@ export function connectThread() {
   const ready = Promise.resolve(joined).then(({ engineReady, closer, threads }) => engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
     serveDoorbell(backend, keepAlive, () => {
+      if (!claimSweep(threads, Math.floor(Date.now() / SWEEP_MS) % 0x40000000)) return;
       const gone = goneRecordedThreads(threads);
       if (gone.length === 0) return;
       closer.add(gone);

@@ -35,7 +35,9 @@ export const THREAD_SLOTS = 8192;
 // will see its end (threadIsWatched).
 const WATCHED_SLOTS = 4096;
 const WATCHED_CURSOR = THREAD_SLOTS * WORDS;
-export const THREAD_TABLE_BYTES = (THREAD_SLOTS * WORDS + 1 + WATCHED_SLOTS) * 4;
+// Then one word: the period of the latest look at the kernel's thread list (claimSweep).
+const SWEPT = WATCHED_CURSOR + 1 + WATCHED_SLOTS;
+export const THREAD_TABLE_BYTES = (SWEPT + 1) * 4;
 
 /** Records this thread and its nearest package-loading ancestor; false when the table is full. */
 export function registerThisThread(tableBuffer) {
@@ -119,6 +121,17 @@ export function recordedThreadIsGone(tableBuffer, threadId) {
 /** Whether the kernel's thread list says when a recorded thread has stopped (Linux /proc). */
 export function threadDeathsVisible() {
   return osThreadsVisible() && currentOsThreadId() !== 0;
+}
+
+/**
+ * Whether this thread is the one to look at the kernel's thread list in the period `period` (a
+ * small integer that grows with time): one thread of the process per period does, however many
+ * wait.
+ */
+export function claimSweep(tableBuffer, period) {
+  const table = new Int32Array(tableBuffer);
+  const last = Atomics.load(table, SWEPT);
+  return last !== period && Atomics.compareExchange(table, SWEPT, last, period) === last;
 }
 
 /**
