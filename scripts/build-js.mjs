@@ -2,6 +2,8 @@
 // Builds the browser bundles into build/dist/ (esbuild):
 //   weblocks-polyfill.js   classic script: <script src> or importScripts() installs navigator.locks
 //   weblocks-hub.js        the hub (SharedWorker, classic script: every browser with SharedWorker runs it)
+//   weblocks-sentinel.js   a context's sentinel (a worker of its own that answers the hub for it), served
+//                          next to the hub: a same-origin script, as `worker-src 'self'` wants
 //   weblocks-engine*.wasm  copies of build/wasm/*, so that build/dist/ can be served on its own
 //   weblocks-test-setup.cjs  the Node test setup (js/node/test-setup.js) as CommonJS, for jest's
 //                          own require(), which cannot load ES modules
@@ -49,6 +51,7 @@ await Promise.all([
   build({ ...nodeCjs, entryPoints: [path.join(root, 'js/node/test-setup.js')], outfile: path.join(out, 'weblocks-test-setup.cjs') }),
   build({ ...common, entryPoints: [path.join(root, 'js/browser/classic-polyfill.js')], outfile: path.join(out, 'weblocks-polyfill.js') }),
   build({ ...common, entryPoints: [path.join(root, 'js/hub/classic-hub.js')], outfile: path.join(out, 'weblocks-hub.js') }),
+  build({ ...common, entryPoints: [path.join(root, 'js/browser/sentinel-worker.js')], outfile: path.join(out, 'weblocks-sentinel.js') }),
 ]);
 
 for (const file of ['weblocks-engine.wasm', 'weblocks-engine-shared.wasm']) {
@@ -56,4 +59,4 @@ for (const file of ['weblocks-engine.wasm', 'weblocks-engine-shared.wasm']) {
   if (existsSync(from)) copyFileSync(from, path.join(out, file));
   else console.warn(`build-js: ${path.relative(root, from)} is missing (run scripts/build-engine.sh): the bundles need it at run time`);
 }
-console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-test-setup.cjs and the engine's wasm`);
+console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-sentinel.js, weblocks-test-setup.cjs and the engine's wasm`);

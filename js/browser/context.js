@@ -6,9 +6,10 @@
 // WEBLOCKS_HUB_URL, a creator without the polyfill) fails every request with a NotSupportedError
 // that says what to fix: an engine per context would silently stop excluding other tabs.
 import { createLockManager } from '../api/index.js';
-import { HUB_NAME, LIVENESS } from '../hub/protocol.js';
+import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { Sentinel, sentinelWorkerFor } from './sentinel.js';
+import { sentinelUrlOf, startScript } from './script-urls.js';
 import { localHubPort } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
@@ -50,7 +51,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     connect = () => localHubPort('asked for an in-context engine', space);
   } else if (typeof scope.SharedWorker === 'function') {
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
-    identify = () => new scope.SharedWorker(hubUrl, { name: hubName }).port;
+    identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {
       listenForParentPorts(scope);
@@ -69,7 +70,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
   const sentinelWorker = viaHub ? sentinelWorkerFor(scope, kind) : null;
   const sentinel = sentinelWorker === null ? null
-    : new Sentinel(sentinelWorker.Worker, LIVENESS.SENTINEL_ALARM_AFTER, () => backend.hubSilent(), { shared: sentinelWorker.shared });
+    : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope });
   backend = new HubBackend(connect, { announcements, identify, sentinel });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
@@ -90,7 +91,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
 
 function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
-  const worker = new scope.SharedWorker(hubUrl, { name: hubName });
+  const worker = startScript(scope, scope.SharedWorker, hubUrl, { name: hubName });
   worker.addEventListener('error', async () => {
     // The script did not start. Either the deployment is wrong (missing script, wrong URL, not
     // JavaScript): every request fails, naming the fix. Or the script is fine and the browser

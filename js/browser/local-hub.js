@@ -5,6 +5,7 @@
 import { Hub } from '../hub/hub.js';
 import { loadHubEngine } from '../hub/load-engine.js';
 import { engineWasmUrl } from '../engine/index.js';
+import { engineLoadProblem } from '../engine/load-problem.js';
 
 const hubPromises = new Map(); // lock space (null: the default; a storage bucket's name) -> Promise<Hub>
 let warned = false;
@@ -27,6 +28,7 @@ export async function localHubPort(reason, space = null) {
 }
 
 function engineLoadError(error) {
-  const url = engineWasmUrl({ shared: false }).href;
-  return new DOMException(`Web Locks: the lock engine could not be loaded (${error?.message ?? error}). Serve ${url} (Content-Type application/wasm) next to the polyfill.`, 'NotSupportedError');
+  const wasmUrl = engineWasmUrl({ shared: false }).href;
+  const page = globalThis.location?.href ?? 'this context';
+  return new DOMException(engineLoadProblem(error, { who: `the in-context lock engine of ${page}`, wasmUrl, policyOf: `this page (${page})`, servedNextTo: 'the polyfill' }), 'NotSupportedError');
 }

@@ -12,44 +12,16 @@
 // ends it when its only window goes (measured in WebKitGTK 2.50: it kept beating every 100 ms
 // through a 4 s task of its window, and stopped 28 ms after the window's process was killed).
 //
-// Its script is inline (a Blob URL): nothing more to deploy. Where a Content-Security-Policy
-// forbids blob: workers (worker-src), the context answers for itself as before (a long task of
-// over LIVENESS.DEAD_AFTER then loses its locks) and the console says so once.
+// Its script is build/dist/weblocks-sentinel.js (js/browser/sentinel-worker.js), served next to the
+// hub: a same-origin script, so a Content-Security-Policy of `worker-src 'self'` (or `default-src
+// 'self'`) allows it; nothing inline, no blob: URL. Where it cannot start (the file is missing, or
+// a policy forbids it), the context has no sentinel: the hub then never declares it dead for
+// silence (a busy context keeps its locks; a crashed one keeps them until its tab closes), and the
+// console says so once, naming the fix.
 
 import { randomUuid } from '../api/random-id.js';
-
-/** The sentinel's whole program; it runs in the worker from its source text (no closure). */
-function sentinelMain(silentAfter) {
-  let hubPort = null;
-  let alarm = 0;
-  let answering = false;
-  // Its context: the dedicated worker's own global, or a shared worker's (one) connection.
-  let context = self;
-  const arm = () => {
-    clearTimeout(alarm);
-    alarm = setTimeout(() => context.postMessage('hub-silent'), silentAfter);
-  };
-  const fromContext = (event) => {
-    const port = event.ports[0];
-    if (port === undefined) return;
-    if (hubPort !== null) hubPort.close();
-    hubPort = port;
-    port.onmessage = (e) => {
-      if (e.data !== null && typeof e.data === 'object' && e.data.t === 'ping') {
-        port.postMessage({ t: 'pong' });
-        arm();
-        // Its first answer proves to its context that it runs and the hub hears it (Sentinel.answering).
-        if (!answering) { answering = true; context.postMessage('answering'); }
-      }
-    };
-    arm();
-  };
-  if (typeof SharedWorkerGlobalScope === 'function' && self instanceof SharedWorkerGlobalScope) {
-    self.onconnect = (event) => { context = event.ports[0]; context.onmessage = fromContext; };
-  } else {
-    self.onmessage = fromContext;
-  }
-}
+import { startScript } from './script-urls.js';
+import { C, H, LIVENESS } from '../hub/protocol.js';
 
 /**
  * Firefox: a dedicated worker's own `new Worker()` (its sentinel) sometimes never returns, and the
@@ -75,10 +47,9 @@ export function isWebKit(scope) {
 
 /**
  * The worker that can be this context's sentinel: { Worker, shared }, or null where none can
- * (a Firefox dedicated worker; no Worker or Blob). `kind`: js/browser/context.js contextKind.
+ * (a Firefox dedicated worker; no Worker). `kind`: js/browser/context.js contextKind.
  */
 export function sentinelWorkerFor(scope, kind) {
-  if (typeof scope.Blob !== 'function') return null;
   if (kind === 'window' && typeof scope.SharedWorker === 'function' && isWebKit(scope)) return { Worker: scope.SharedWorker, shared: true };
   if (kind === 'dedicated-worker' && isFirefox(scope)) return null;
   const Worker = nativeWorker(scope);
@@ -99,12 +70,15 @@ export class Sentinel {
   /**
    * @param Worker       the context's native Worker constructor, or its SharedWorker constructor
    *                     (shared: true, WebKit windows)
-   * @param silentAfter  ms without a ping from the hub before `onHubSilent` is called (once per silence)
+   * @param url          the sentinel script (script-urls.js sentinelUrlOf: next to the hub)
+   * @param onHubSilent  called when the sentinel has heard no ping from the hub for
+   *                     LIVENESS.SENTINEL_ALARM_AFTER (once per silence)
    */
-  constructor(Worker, silentAfter, onHubSilent, { shared = false } = {}) {
+  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis } = {}) {
     this.Worker = Worker;
+    this.url = url;
+    this.scope = scope;
     this.shared = shared;
-    this.silentAfter = silentAfter;
     this.onHubSilent = onHubSilent;
     this.worker = null;
     this.port = null;     // where the context talks to it: the Worker, or the SharedWorker's port
@@ -135,7 +109,7 @@ export class Sentinel {
       if (this.shared && this.handedOut) this.retire();
       if (this.worker === null) this.start();
       const channel = new MessageChannel();
-      this.port.postMessage(null, [channel.port1]);
+      this.port.postMessage({ ping: H.ping, pong: C.pong, silentAfter: LIVENESS.SENTINEL_ALARM_AFTER }, [channel.port1]);
       this.handedOut = true;
       return channel.port2;
     } catch (error) {
@@ -145,11 +119,10 @@ export class Sentinel {
   }
 
   start() {
-    const source = `(${sentinelMain.toString()})(${Number(this.silentAfter)});`;
-    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    if (this.url === null) throw new Error('no hub URL to find weblocks-sentinel.js next to');
     // A shared one's name is its own: another window's must never answer for this one.
     const name = this.shared ? `weblocks-sentinel-${randomUuid()}` : 'weblocks-sentinel';
-    const worker = new this.Worker(url, { name });
+    const worker = startScript(this.scope, this.Worker, this.url, { name });
     this.worker = worker;
     this.port = this.shared ? worker.port : worker;
     this.handedOut = false;
@@ -160,7 +133,7 @@ export class Sentinel {
     };
     worker.onerror = (event) => {
       event.preventDefault?.();
-      if (this.worker === worker) this.fail(new Error(event.message || 'the sentinel worker did not start'));
+      if (this.worker === worker) this.fail(new Error(event.message || `${this.url} did not start`));
     };
   }
 
@@ -176,7 +149,7 @@ export class Sentinel {
     this.onAnswering();
     if (!warned) {
       warned = true;
-      console.warn(`[weblocks] no sentinel worker in this context (${error?.message ?? error}; a Content-Security-Policy worker-src that allows blob: fixes it): the context answers the lock hub itself, so a synchronous task longer than about 1.5 s releases its locks.`);
+      console.warn(`[weblocks] this context has no sentinel worker (${error?.message ?? error}), so the lock hub cannot tell a busy context from a crashed one: it keeps this context's locks for as long as the context is silent, and a crash of it leaves them held until its tab or worker closes. Fix: serve weblocks-sentinel.js next to the hub script (${this.url}), and let the page start it (Content-Security-Policy worker-src 'self').`);
     }
   }
 }

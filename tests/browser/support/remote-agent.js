@@ -6,6 +6,11 @@
 (function remoteAgent() {
   const tab = new URLSearchParams(location.search).get('remote-tab');
   if (!tab) return;
+  // A page that enforces Trusted Types takes only TrustedScript in eval: a default policy that
+  // makes scripts, and nothing else (the test server allows it on such pages: server.mjs policyFor).
+  if (window.trustedTypes && !window.trustedTypes.defaultPolicy) {
+    try { window.trustedTypes.createPolicy('default', { createScript: (source) => source }); } catch { /* not allowed: no Trusted Types here */ }
+  }
   const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/__remote?tab=${encodeURIComponent(tab)}`);
   const early = [];
   const send = (message) => {

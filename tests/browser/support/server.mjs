@@ -21,10 +21,38 @@ const ISOLATION = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-function handler(isolated, remote) {
+/**
+ * The Content-Security-Policy of a policy origin for one response. A page opened for WebKit's
+ * remote control (`?remote-tab=`) runs the test's functions with eval, so its script-src gets
+ * 'unsafe-eval' added, and a trusted-types directive the agent's `default` policy; nothing else changes (worker-src, which falls back to script-src,
+ * matches URLs as before; the workers' and the hub's own responses keep the policy as it is).
+ */
+function policyFor(policy, req) {
+  if (!/[?&]remote-tab=/.test(req.url)) return policy;
+  const directives = policy.split(';').map((d) => d.trim()).filter(Boolean);
+  // Under Trusted Types eval takes a TrustedScript: the agent makes them with a `default` policy
+  // of createScript only (so script URLs, the polyfill's business, are not touched).
+  const types = directives.findIndex((d) => d.startsWith('trusted-types '));
+  if (types >= 0) directives[types] += ' default';
+  const script = directives.findIndex((d) => d.startsWith('script-src '));
+  if (script >= 0) directives[script] += " 'unsafe-eval'";
+  else {
+    const fallback = directives.find((d) => d.startsWith('default-src '));
+    directives.push(`script-src ${fallback ? fallback.slice('default-src '.length) : "'self'"} 'unsafe-eval'`);
+  }
+  return directives.join('; ');
+}
+
+function handler(isolated, remote, policies = null) {
   const files = sirv(root, { dev: true, dotfiles: false });
   return (req, res) => {
     const headers = { 'Cache-Control': 'no-store' };
+    // A policy origin (startServers' withPolicy): its policy on every response, the hub script's
+    // own where one is given for it.
+    if (policies !== null) {
+      const hub = /\/weblocks-hub\.js(\?|$)/.test(req.url);
+      headers['Content-Security-Policy'] = policyFor(hub ? policies.hub : policies.page, req);
+    }
     // ?coi on the plain origin: an isolated page of the same origin (same hub), which Chromium
     // puts in a process of its own (crashing it cannot take the hub down with it).
     if (isolated || /[?&]coi\b/.test(req.url)) Object.assign(headers, ISOLATION);
@@ -67,13 +95,29 @@ export async function startServers({ engine = 'chromium', plainPort = 0, isolate
   const i = await listen(isolated, isolatedPort);
   const n = await listen(insecure, insecurePort);
   const urls = { loopback: `http://127.0.0.1:${l}/`, isolated: `http://127.0.0.1:${i}/`, insecure: insecureBase(n) };
+  const all = [loopback, isolated, insecure];
   return {
     ...urls,
     plain: engine === 'chromium' ? urls.loopback : urls.insecure,
     remote,
+    /**
+     * An insecure origin of its own (a fresh lock space) that serves `page` (a CSP header value, or
+     * a function of the origin's base URL that gives one) on every response, and `hub` (likewise;
+     * default: `page`) on the hub script's. -> the origin's base URL.
+     */
+    async withPolicy(page, { hub = page } = {}) {
+      const policies = {};
+      const server = http.createServer(handler(false, remote, policies));
+      remote.attach(server);
+      all.push(server);
+      const base = insecureBase(await listen(server, 0));
+      const of = (policy) => (typeof policy === 'function' ? policy(base) : policy);
+      Object.assign(policies, { page: of(page), hub: of(hub) });
+      return base;
+    },
     close: () => {
       remote.close();
-      return Promise.all([loopback, isolated, insecure].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); })));
+      return Promise.all(all.map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); })));
     },
   };
 }

@@ -384,7 +384,10 @@ test('a query made while a context\'s first requests wait for its sentinel waits
   assert.deepEqual(state.held.map((info) => [info.name, info.clientId]), [['x', 'a']], 'the query was answered after the request made before it');
 });
 
-test('a context declared dead is told why: nothing from it, and its sentinel never answered', async (t) => {
+test('a context whose sentinel never answered keeps its locks however long it is silent, the hub says why once, and its lock passes on when it says bye', async (t) => {
+  // Issue 32: with no sentinel (a Content-Security-Policy that forbids it, a missing
+  // weblocks-sentinel.js), silence cannot tell a busy context from a crashed one; the hub must
+  // never hand its lock to another while its callback may still run.
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   const logged = [];
@@ -393,16 +396,60 @@ test('a context declared dead is told why: nothing from it, and its sentinel nev
   t.after(() => { for (const port of sentinel.ports) port.close(); });
   // Its sentinel never starts: its requests go ahead after SENTINEL_START_WAIT.
   const a = space.client('a', { SENTINEL_START_WAIT: 50 }, sentinel);
+  const b = space.client('b', liveness);
   const told = [];
   const declaredDead = a.backend.declaredDead.bind(a.backend);
   a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
   const held = requestHandle(a.locks, 'x');
   await held.granted;
   assert.equal(a.backend.sentinel.ports.length > 0, true, 'a handed the hub its sentinel');
-  // The hub stops hearing the context (frozen), and its sentinel never started.
+  const waiting = requestHandle(b.locks, 'x');
+  let bGranted = false;
+  waiting.granted.then(() => { bGranted = true; });
+  // The hub stops hearing the context (busy, or frozen), and its sentinel never started.
+  const fromA = a.hubPort.onmessage;
+  a.hubPort.onmessage = null;
+  // The tick at which silence would have declared it dead (DEAD_AFTER) says why it does not.
+  await until(() => logged.some((text) => text.includes('a has been silent for')), 'the hub said why a keeps its locks');
+  const firstSaid = logged.findIndex((text) => text.includes('a has been silent for'));
+  assert.match(logged[firstSaid], /no sentinel that ever answered: it may be busy, so its locks stay held until its port closes or it says bye \(serve weblocks-sentinel\.js next to the hub, and allow it: worker-src 'self'\)/);
+  // Three more silences as long: still a's lock, said once, nobody told anything.
+  const after = Date.now() + 3 * liveness.DEAD_AFTER;
+  await until(() => Date.now() > after, 'three more silences as long went by');
+  assert.equal(bGranted, false, 'b is not granted x while a may still run');
+  assert.deepEqual(told, [], 'a was not declared dead');
+  assert.equal(logged.filter((text) => text.includes('a has been silent for')).length, 1, 'said once');
+  // a is heard again and leaves: its lock passes on.
+  a.hubPort.onmessage = fromA;
+  a.backend.pageHidden(false);
+  await waiting.granted;
+  assert.deepEqual(told, []);
+  waiting.release();
+  held.release();
+  assert.equal((await waiting.settled).ok, true);
+  await held.settled;
+});
+
+test('a context whose sentinel answered and then fell silent with it is declared dead and told why', async (t) => {
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const space = await lockSpace(t, liveness);
+  const logged = [];
+  space.hub.log = (level, text) => logged.push(text);
+  const sentinel = handStartedSentinel();
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  sentinel.run();
+  const a = space.client('a', liveness, sentinel);
+  const told = [];
+  const declaredDead = a.backend.declaredDead.bind(a.backend);
+  a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
+  const held = requestHandle(a.locks, 'x');
+  await held.granted;
+  assert.equal(sentinel.answered, true, 'its sentinel answered the hub');
+  // Its process stops: neither the context nor its sentinel answers any more.
+  sentinel.running = false;
   a.hubPort.onmessage = null;
   await until(() => told.length === 1, 'a was told it was declared dead');
-  assert.match(told[0], /^no message from it for \d+ ms, and its sentinel never answered$/);
+  assert.match(told[0], /^no message from it for \d+ ms, nor from its sentinel for \d+ ms$/);
   assert.ok(logged.some((text) => text.includes('a declared dead (no message from it for')), 'the hub logged why');
   assert.equal((await held.settled).ok, false, 'a\'s held lock was lost');
 });
@@ -432,23 +479,31 @@ test('a hub that does not hear its own echo declares no one dead, and the silenc
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, ECHO_LATE: 30 };
   const echo = heldEchoChannel();
   const space = await lockSpace(t, liveness, { hearing: echo });
-  const a = space.client('a', liveness);
-  const b = space.client('b', liveness);
+  // Both have sentinels (silence proves a death only then).
+  const [aSentinel, bSentinel] = [handStartedSentinel(), handStartedSentinel()];
+  t.after(() => { for (const port of [...aSentinel.ports, ...bSentinel.ports]) port.close(); });
+  aSentinel.run();
+  bSentinel.run();
+  const a = space.client('a', liveness, aSentinel);
+  const b = space.client('b', liveness, bSentinel);
   const held = requestHandle(a.locks, 'x');
   await held.granted;
   const waiting = requestHandle(b.locks, 'x');
   await until(() => echo.posted === 1, 'the hub sent its echo');
-  // The hub hears no one: neither a, nor b, nor its echo.
+  // The hub hears no one: neither a, nor b (nor their sentinels), nor its echo.
   const aPort = space.hubPorts[0];
   const bPort = space.hubPorts[1];
   const [aListener, bListener] = [aPort.onmessage, bPort.onmessage];
   aPort.onmessage = null;
   bPort.onmessage = null;
+  aSentinel.running = false;
+  bSentinel.running = false;
   await new Promise((resolve) => setTimeout(resolve, liveness.DEAD_AFTER * 3));
   assert.equal(space.hub.clientIds.has('a'), true, 'a was not declared dead while the hub was deaf');
   assert.equal(space.hub.clientIds.has('b'), true, 'b was not declared dead while the hub was deaf');
   // The hub hears again: b at once, a never (it died meanwhile). a gets a full grace period from then.
   bPort.onmessage = bListener;
+  bSentinel.running = true;
   const heardAgain = performance.now();
   echo.hear();
   assert.equal(space.hub.hearing.deafSpells, 1);
@@ -480,14 +535,18 @@ function workerOf(space, creator, worker, clientId, liveness) {
 async function workerHoldsBystanderWaits(t) {
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
-  const creator = space.client('creator', liveness);
+  // The creator has a sentinel: its silence together with its sentinel's is a death.
+  const creatorSentinel = handStartedSentinel();
+  t.after(() => { for (const port of creatorSentinel.ports) port.close(); });
+  creatorSentinel.run();
+  const creator = space.client('creator', liveness, creatorSentinel);
   const bystander = space.client('bystander', liveness);
   const worker = workerOf(space, creator, 1, 'worker', liveness);
   const held = requestHandle(worker.locks, 'x');
   await held.granted;
   const waiting = requestHandle(bystander.locks, 'x');
   await until(() => space.hub.connections.size === 3 && worker.hubSide()?.tokens.size === 1, 'the worker holds x');
-  return { liveness, space, creator, bystander, worker, waiting };
+  return { liveness, space, creator, creatorSentinel, bystander, worker, waiting };
 }
 
 test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
@@ -508,10 +567,11 @@ test('a dedicated worker without a sentinel keeps its locks while it is silent a
 });
 
 test('a dedicated worker without a sentinel goes with its creator when its creator is declared dead', async (t) => {
-  const { space, creator, worker, waiting } = await workerHoldsBystanderWaits(t);
-  // The creator's process crashed: neither it nor its worker is heard again.
+  const { space, creator, creatorSentinel, worker, waiting } = await workerHoldsBystanderWaits(t);
+  // The creator's process crashed: neither it, nor its sentinel, nor its worker is heard again.
   worker.hubSide().port.onmessage = null;
   creator.hubPort.onmessage = null;
+  creatorSentinel.running = false;
   await waiting.granted;
   assert.equal(space.hub.clientIds.has('worker'), false, 'the worker went with its creator');
   waiting.release();
