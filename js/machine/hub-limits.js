@@ -93,7 +93,8 @@ export class ConnectionGate {
 
   close(conn, kind, why) {
     this.settled(conn);
-    if (conn.clientId !== null) return; // it said hello meanwhile
+    // It said hello meanwhile (a hello waiting in its inbox counts: a busy hub handles it in its turn).
+    if (conn.clientId !== null || conn.helloQueued > 0) return;
     const count = (this.warned.get(kind) ?? 0) + 1;
     this.warned.set(kind, count);
     if (count <= 10 || count % 1000 === 0) this.hub.log('warn', `closed a connection that never said hello: ${why} [${count}]`);
