@@ -42,12 +42,13 @@ const journal = new Journal(files.journal, (error) => {
 const hub = new MachineHub(engine, { hubId: randomUUID(), log, journal });
 const frameBudget = new FrameBudget();
 const gate = new ConnectionGate(hub);
+let broken = 0; // connections closed for their frames (the log says the first few)
 hub.gate = gate;
 const server = net.createServer((socket) => {
   if (closing) return socket.destroy();
   if (!gate.admit(socket)) return undefined;
   const port = new SocketPort(socket, { frameBudget });
-  port.onbroken = (why) => log('warn', `closed a connection: ${why}`);
+  port.onbroken = (why) => { if (++broken <= 10 || broken % 1000 === 0) log('warn', `closed a connection: ${why} [${broken}]`); };
   gate.watch(hub.connect(port));
   return undefined;
 });
