@@ -328,6 +328,11 @@ export class HubBackend {
     switch (m.t) {
       case H.ping: this.port.postMessage({ t: C.pong }); return;
       case H.synced: this.flow.synced(m.call); return;
+      case H.overloaded:
+        // Flow control keeps this from happening; should it, the cause is said and the connection resumed.
+        this.log('warn', `${String(m.message).slice(0, 400)} Resuming on a new connection.`);
+        this.reconnect(this.hubId);
+        return;
       case H.probed: return this.idle();
       case H.welcome: return this.welcome(m);
       case H.rejected:

@@ -9,8 +9,8 @@
 // hub's last pass, a message is handled at once (no extra task: the common case costs nothing);
 // beyond that, a burst (a flood) goes through the inboxes. A connection with `maxQueued` messages
 // waiting sends faster than its share can serve and ignores flow control (js/browser/flow.js
-// never has that many unhandled): `full(conn)` says so, and the hub refuses its new messages
-// until its inbox drains. Nothing it already sent is dropped, and it keeps its locks.
+// never has that many unhandled): `full(conn)` says so, and the hub stops reading that connection
+// (hub.js cut). What it had filed is still handled in its turn, and it keeps its locks.
 
 export class FairInbox {
   /**
@@ -56,11 +56,11 @@ export class FairInbox {
     this.queued++;
     if (this.queued > this.stats.mostQueued) this.stats.mostQueued = this.queued;
     // The next pass is a task behind what the browser already has to deliver: a flooding connection
-    // is served no faster than that, and its inbox grows until it is full (the hub refuses more).
+    // is served no faster than that, and its inbox grows until it is full (the hub stops reading it).
     this.schedule();
   }
 
-  /** Whether `conn` has as many messages waiting as it may: its new ones are refused (hub.js). */
+  /** Whether `conn` has as many messages waiting as it may (hub.js cut). */
   full(conn) {
     return this.pending(conn) >= this.maxQueued;
   }

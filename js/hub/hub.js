@@ -48,7 +48,7 @@ class Connection {
     this.dead = false;        // declared dead (or said bye): may register again with a new hello
     this.gone = false;        // port closed: forgotten for good
     this.rejections = 0;
-    this.refused = 0;         // messages refused while its inbox was full (hub.js refuse)
+    this.cut = false;         // its port was closed for volume (cut): registered still, its locks kept
     this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
     this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
     this.toldUnregistered = false;
@@ -152,7 +152,8 @@ export class Hub {
     port.onmessage = (event) => this.receive(conn, event);
     port.onmessageerror = () => this.reject(conn, 'a message could not be deserialized');
     // Behind a flag in Chromium today; where it fires, a closed port is a clean exit.
-    port.addEventListener?.('close', () => this.forget(conn));
+    // (Not after the hub closed it itself for volume: cut.)
+    port.addEventListener?.('close', () => { if (!conn.cut) this.forget(conn); });
     port.start?.();
     // Every connection learns first which hub serves it: a port the browser handed to a relaunched
     // hub (WebKit delivers surviving ports to a new instance as fresh connects) hears a new id.
@@ -169,7 +170,7 @@ export class Hub {
    * connection's inbox and handled in its fair turn (fair-inbox.js).
    */
   receive(conn, event) {
-    if (conn.gone) return undefined;
+    if (conn.gone || conn.cut) return undefined;
     conn.lastSeen = this.now();
     const message = event.data;
     const problem = validateClientMessage(message);
@@ -181,7 +182,10 @@ export class Hub {
       return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
     }
     if (message.t === C.release && conn.client !== null) return this.handle(conn, { message, ports: null, cost: 0 });
-    if (this.inbox.full(conn)) return this.refuse(conn, message, event);
+    if (this.inbox.full(conn)) {
+      for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
+      return this.cut(conn);
+    }
     if (message.t === C.hello) conn.helloQueued++;
     let cost = MESSAGE_COST;
     if (message.t === C.request) {
@@ -203,25 +207,29 @@ export class Hub {
   }
 
   /**
-   * A message from a connection whose inbox is full (fair-inbox.js): it ignores flow control and
-   * sends faster than its share of the hub serves it. Its new message is refused with that cause;
-   * what it already sent is handled in its turn, and it keeps its locks and queued requests (volume
-   * is no evidence of death). A `bye` is still heard: it is the context's own word that it ended.
+   * A connection whose inbox is full (fair-inbox.js) ignores flow control and sends faster than its
+   * share of the hub serves it. The hub stops reading it: its port is closed, which also makes the
+   * browser drop the backlog it still had for that port (behind which every other tab's messages
+   * would wait), and what waits in its inbox is dropped unhandled. It keeps its registration, every
+   * lock it holds and every request the hub accepted (volume is no evidence of death): its
+   * liveness is its sentinel's, and it may resume on a new port with its key (resume.js: what it
+   * lists and the hub never got is requested then). It is told why first.
    */
-  refuse(conn, message, event) {
-    for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
-    if (message.t === C.bye) return this.close(conn, { tell: false });
-    conn.refused++;
+  cut(conn) {
     const waiting = this.inbox.pending(conn);
-    const cause = `This context has ${waiting} messages waiting at the lock hub, as many as one context may (${this.inbox.maxQueued}): it sends faster than its share of the hub serves it (without flow control)`;
-    if (conn.refused === 1 || conn.refused % 10_000 === 0) {
-      this.log('warn', `${conn.clientId ?? 'an unregistered client'} has ${waiting} messages waiting (the bound is ${this.inbox.maxQueued}): its new messages are refused until its inbox drains; its locks are kept [${conn.refused} refused]`);
+    for (const { message, ports, cost } of this.inbox.drop(conn)) {
+      this.quota.refund(conn, cost);
+      if (message.t === C.query) conn.queries--;
+      if (message.t === C.hello) conn.helloQueued--;
+      for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
     }
-    if (message.t === C.request) return conn.send({ t: H.failed, token: message.token, name: 'QuotaExceededError', message: `${cause}; this request was refused. Its locks and the requests the hub accepted are kept.` });
-    if (message.t === C.query) return conn.send({ t: H.queryFailed, call: message.call, name: 'QuotaExceededError', message: `${cause}; this query() was refused.` });
-    // The abort comes too late to be heard: the request stays, as when its grant was already on its way.
-    if (message.t === C.abort) return conn.send({ t: H.aborted, token: message.token, removed: false });
-    return undefined; // hello, adopt, ended, sentinel, sync: dropped (the log above says why)
+    const message = `This context had ${waiting} messages waiting at the lock hub, as many as one context may (${this.inbox.maxQueued}): it sends faster than its share of the hub serves it, without flow control. The hub stopped reading this connection (its messages not yet handled are dropped); the locks it holds and the requests the hub accepted are kept, and a hello with its key on a new port resumes it.`;
+    this.log('warn', `${conn.clientId ?? 'an unregistered client'} had ${waiting} messages waiting (the bound is ${this.inbox.maxQueued}): its port is closed, its locks and accepted requests are kept`);
+    conn.send({ t: H.overloaded, waiting, max: this.inbox.maxQueued, message });
+    conn.cut = true;
+    conn.port.onmessage = null;
+    conn.port.onmessageerror = null;
+    try { conn.port.close(); } catch { /* gone */ }
   }
 
   quotaMessage(conn) {

@@ -8,8 +8,8 @@
  * Bumped on any incompatible change. Both sides check it in the handshake. 5: hubs keep a
  * succession record (succession.js); a hub that finds none takes itself for the origin's first, so
  * it must never serve the survivors of a hub that kept none (those speak 4 and are refused).
- * 6: flow control (FLOW, C.sync / H.synced); a connection over its inbox share has its new
- * messages refused (H.failed / H.queryFailed QuotaExceededError), never its locks released.
+ * 6: flow control (FLOW, C.sync / H.synced); a connection that fills its inbox anyway is told
+ * (H.overloaded) and no longer read, never its locks released.
  * Also 6: a machine hub (js/machine/) learns each client's process from its hello (`proc`),
  * confirms every release (`released`) and gives a fencing token with every grant.
  */
@@ -130,6 +130,8 @@ export const H = Object.freeze({
   unregistered: 'unregistered', // { t, hubId, call }: this hub has no registration for this port: say hello again
                                 //   (call: the probe it answers, or 0 for any other message)
   synced: 'synced',             // { t, call }: every message this connection sent before sync `call` is handled
+  overloaded: 'overloaded',     // { t, waiting, max, message }: this connection filled its inbox (no flow control): the hub
+                                //   stopped reading it; its locks are kept; a hello with its key on a new port resumes it
   dead: 'dead',                 // { t, why? }: this connection was declared dead (why: what the hub did not hear); its locks were released
 });
 
