@@ -448,7 +448,7 @@ export class EtcdBackend {
       const record = entry && this.byKey.get(entry.key);
       if (record === undefined || record.state !== HELD) continue;
       this.lose(record, 'The lock was lost: its request is no longer at the head of the queue in etcd.');
-      this.client.kv.deleteRange({ key: Buffer.from(record.key) }).catch(() => {});
+      this.deleteLater(record.key);
     }
   }
 
@@ -459,10 +459,19 @@ export class EtcdBackend {
     mirror.close();
     state.mirror = null; // the next request on the name starts a new watch
     for (const record of [...this.records.values()]) {
-      if (record.name !== name || record.state === DONE) continue;
-      this.client.kv.deleteRange({ key: Buffer.from(record.key) }).catch(() => {});
+      // A request still being sent goes on: its answer starts a new watch from its own read.
+      if (record.name !== name || record.state === DONE || record.state === SENDING) continue;
+      this.deleteLater(record.key);
       this.lose(record, `The lock was lost: the etcd watch of its name failed (${error?.message ?? error}).`);
     }
+  }
+
+  /**
+   * Deletes a key of this client that no record stands for any more, retried until etcd answers
+   * (in the operation chain): left in etcd under a live lease, it would hold its name for ever.
+   */
+  deleteLater(key) {
+    this.enqueue(() => this.call(() => this.client.kv.deleteRange({ key: Buffer.from(key) }))).catch(() => {});
   }
 
   grant(record, fence) {
