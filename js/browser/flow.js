@@ -25,6 +25,7 @@ export class Flow {
     this.handled = 0;      // of those, how many the hub has handled (the latest answered sync)
     this.lastSync = 0;     // `sent` when the latest sync went out
     this.syncs = [];       // [call, sent] of syncs not answered yet, oldest first
+    this.barriers = new Map(); // call -> resolve, of barrier() syncs not answered yet
     this.calls = 0;
     /** Measurements: syncs sent, most messages waiting here at once. */
     this.stats = { syncs: 0, mostWaiting: 0 };
@@ -42,6 +43,22 @@ export class Flow {
     this.handled = 0;
     this.lastSync = 0;
     this.syncs = [];
+    // Barriers of the port before: their answer will not come, and what they waited for is moot.
+    for (const resolve of this.barriers.values()) resolve();
+    this.barriers.clear();
+  }
+
+  /**
+   * A sync sent now, ahead of the messages still waiting here: resolves once the hub answered it,
+   * so once this context has read every message the hub sent before (the port is in order), or
+   * when the port is replaced (restart).
+   */
+  barrier() {
+    const call = ++this.calls;
+    this.post({ t: C.sync, call });
+    this.sent++;
+    this.syncs.push([call, this.sent]);
+    return new Promise((resolve) => { this.barriers.set(call, resolve); });
   }
 
   /** No port to send on (lost, asleep, failed): messages wait. */
@@ -74,6 +91,8 @@ export class Flow {
     while (this.syncs.length > 0 && this.syncs[0][0] <= call) {
       const [done, at] = this.syncs.shift();
       if (done === call) this.handled = at;
+      this.barriers.get(done)?.();
+      this.barriers.delete(done);
     }
     this.pump();
   }

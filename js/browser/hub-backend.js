@@ -29,6 +29,10 @@ export const LOST = Object.freeze({
 const SENT = 0;     // sent, not granted yet (waiting, its place in the queue known once `seq` is set)
 const HELD = 1;     // granted
 const UNSENT = 2;   // waiting in this context (flow control, the sentinel hold, no port yet): the hub knows nothing of it
+const RELEASING = 3; // released after this context was silent long enough to be declared dead: its result waits for a round trip (release())
+// A context's own silence of DEAD_AFTER less this makes its releases check with the hub (its last
+// message takes a while to reach the hub, and the hub's ticks come every TICK).
+const RELEASE_MARGIN = 500;
 
 // What a hello asks for again (from the records, the aborts and the queries), not from the queue.
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
@@ -77,7 +81,8 @@ export class HubBackend {
     this.channel = options.announcements ?? null;
     if (this.channel !== null) this.channel.onmessage = (event) => this.heardAnnouncement(event.data);
     /** Measurements for tests and docs: hub losses noticed, times declared dead. */
-    this.stats = { hubLosses: 0, declaredDead: 0, reconnects: 0 };
+    this.stats = { hubLosses: 0, declaredDead: 0, reconnects: 0, releaseChecks: 0 };
+    this.lastPosted = -Infinity; // when this context last posted to the hub (toHub)
   }
 
   // ---- the backend contract ----
@@ -98,13 +103,27 @@ export class HubBackend {
 
   release(token) {
     const record = this.records.get(token);
-    if (record === undefined) return;
-    this.records.delete(token);
-    if (record.state !== HELD) return; // cannot happen through the LockManager
+    if (record === undefined) return undefined;
+    if (record.state !== HELD) { this.records.delete(token); return undefined; } // cannot happen through the LockManager
+    // This context sent nothing for long enough that the hub may have declared it dead (a long
+    // task with no sentinel to answer, a frozen page) and given the lock to another, its word of
+    // it still on the way: the port is in order, so one round trip settles it, and the request's
+    // result is accepted only after it (a death heard first rejects it: loseHeld).
+    const unsure = this.flow.open && this.now() - this.lastPosted >= this.liveness.DEAD_AFTER - RELEASE_MARGIN;
     // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
     // that flow control keeps here (a waiter elsewhere would wait for them).
-    if (this.flow.open) this.port.postMessage({ t: C.release, token });
+    if (this.flow.open) this.toHub({ t: C.release, token });
     else this.send({ t: C.release, token });
+    if (!unsure) { this.records.delete(token); return undefined; }
+    record.state = RELEASING;
+    this.stats.releaseChecks++;
+    return this.flow.barrier().then(() => { if (this.records.get(token) === record) this.records.delete(token); });
+  }
+
+  /** Posts on the hub's port, and notes when: the hub counts this context's silence from its last message. */
+  toHub(message, transfer) {
+    this.lastPosted = this.now();
+    this.port.postMessage(message, transfer ?? []);
   }
 
   abort(token) {
@@ -161,7 +180,7 @@ export class HubBackend {
     } else if (message.t === C.query) {
       if (!this.queries.has(message.call)) return false;
     }
-    this.port.postMessage(message, transfer ?? []);
+    this.toHub(message, transfer);
     return true;
   }
 
@@ -287,6 +306,8 @@ export class HubBackend {
     const waiting = [];
     for (const [token, record] of this.records) {
       if (record.state === UNSENT) continue; // still to be sent (askAgain)
+      // Its release went to the hub that was lost: released there, never taken back here.
+      if (record.state === RELEASING) { this.records.delete(token); continue; }
       if (record.state === HELD) {
         held.push({ token, name: record.name, mode: record.mode, held: true, seq: null });
       } else if (record.wait === 'wait' || record.wait === 'preempt') {
@@ -326,7 +347,7 @@ export class HubBackend {
     }
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
     switch (m.t) {
-      case H.ping: this.port.postMessage({ t: C.pong }); return;
+      case H.ping: this.toHub({ t: C.pong }); return;
       case H.synced: this.flow.synced(m.call); return;
       case H.overloaded:
         // Flow control keeps this from happening; should it, the cause is said and the connection resumed.
@@ -341,7 +362,7 @@ export class HubBackend {
         if (m.reason === 'clientId' && this.clientIdRetries++ < 5) return this.retryHello();
         return this.fail(new DOMException(m.message, m.reason === 'quota' ? 'QuotaExceededError' : 'NotSupportedError'));
       case H.granted:
-        if (record === undefined || record.state === HELD) return;
+        if (record === undefined || record.state === HELD || record.state === RELEASING) return;
         record.state = HELD;
         record.listener.granted(m.token);
         return;
@@ -433,7 +454,7 @@ export class HubBackend {
 
   loseHeld(message) {
     for (const [token, record] of this.records) {
-      if (record.state !== HELD) continue;
+      if (record.state !== HELD && record.state !== RELEASING) continue;
       this.records.delete(token);
       record.listener.stolen(token, message);
     }
@@ -446,7 +467,7 @@ export class HubBackend {
     const records = [...this.records];
     this.records.clear();
     for (const [token, record] of records) {
-      if (record.state === HELD) record.listener.stolen(token);
+      if (record.state === HELD || record.state === RELEASING) record.listener.stolen(token);
       else record.listener.failed(token, error);
     }
     for (const [, resolve] of this.aborts) resolve(false);
@@ -506,7 +527,7 @@ export class HubBackend {
     if (now - this.lastHeard >= this.liveness.HUB_SILENT_AFTER) {
       const call = ++this.nextCall;
       this.probe = { call, deadline: now + this.liveness.PROBE_TIMEOUT };
-      this.port.postMessage({ t: C.probe, call });
+      this.toHub({ t: C.probe, call });
       this.checkIdentity();
     }
   }
@@ -523,7 +544,7 @@ export class HubBackend {
     if (this.probe === null) {
       const call = ++this.nextCall;
       this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
-      this.port.postMessage({ t: C.probe, call });
+      this.toHub({ t: C.probe, call });
     }
     this.watch();
   }
@@ -534,7 +555,7 @@ export class HubBackend {
     if (this.port !== null && this.probe === null && this.now() - this.lastHeard >= this.liveness.PING_AFTER) {
       const call = ++this.nextCall;
       this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
-      this.port.postMessage({ t: C.probe, call });
+      this.toHub({ t: C.probe, call });
     }
   }
 
@@ -604,7 +625,7 @@ export class HubBackend {
     if (this.port === null || this.asleep || this.probe !== null) return;
     const call = ++this.nextCall;
     this.probe = { call, deadline: this.now() + this.liveness.PROBE_TIMEOUT };
-    this.port.postMessage({ t: C.probe, call });
+    this.toHub({ t: C.probe, call });
     this.watch();
   }
 

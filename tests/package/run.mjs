@@ -85,7 +85,7 @@ async function pack(work) {
     return { size: Number(parts[2]), file: parts[5].replace(/^package\//, '') };
   });
   const names = files.map((entry) => entry.file);
-  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js',
+  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js', 'build/dist/weblocks-sentinel.js',
     'build/dist/weblocks-engine.wasm', 'build/dist/weblocks-engine-shared.wasm', 'js/index.d.ts', 'js/index.d.cts', 'js/cjs/index.cjs', 'build/dist/weblocks-test-setup.cjs', 'js/test-setup.d.ts']) {
     check(names.includes(required), `the tarball lacks ${required}`);
   }
@@ -181,6 +181,7 @@ async function checkBuiltApp(dir) {
   const status = (file) => requests.find((request) => request.path === file)?.status;
   check(status('/weblocks/weblocks-hub.js') === 200, `the hub was not loaded from /weblocks/weblocks-hub.js: ${JSON.stringify(requests)}`);
   check(status('/weblocks/weblocks-engine-shared.wasm') === 200 || status('/weblocks/weblocks-engine.wasm') === 200, 'the engine was not loaded from /weblocks/');
+  check(status('/weblocks/weblocks-sentinel.js') === 200, `the sentinel was not loaded from /weblocks/weblocks-sentinel.js: ${JSON.stringify(requests)}`);
   const missing = requests.filter((request) => request.status >= 400);
   check(missing.length === 0, `requests failed: ${JSON.stringify(missing)}`);
   return `served dist/ on an insecure origin: two tabs share one lock space; the hub at /weblocks/weblocks-hub.js`;

@@ -454,6 +454,52 @@ test('a context whose sentinel answered and then fell silent with it is declared
   assert.equal((await held.settled).ok, false, 'a\'s held lock was lost');
 });
 
+test('a context frozen while it holds a lock and declared dead meanwhile learns it before its callback\'s result is accepted: its request rejects', async (t) => {
+  // Issue 32: its callback ends before it has read the hub's word (still on the port): the
+  // result must not be accepted as if it had held the lock throughout.
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const space = await lockSpace(t, liveness);
+  const sentinel = handStartedSentinel();
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  sentinel.run();
+  const a = space.client('a', liveness, sentinel);
+  const b = space.client('b', liveness);
+  const held = requestHandle(a.locks, 'x');
+  await held.granted;
+  const waiting = requestHandle(b.locks, 'x');
+  // a's process freezes: it reads nothing and sends nothing, nor does its sentinel.
+  const receive = a.backend.receive.bind(a.backend);
+  let unread = [];
+  a.backend.receive = (message) => { if (unread !== null) unread.push(message); else receive(message); };
+  const fromA = a.hubPort.onmessage;
+  a.hubPort.onmessage = null;
+  sentinel.running = false;
+  await waiting.granted; // the hub declared a dead and gave b the lock
+  // a thaws: its callback ends before it reads what waits on its port (H.dead among it).
+  a.hubPort.onmessage = fromA;
+  held.release('a\'s result');
+  const backlog = unread;
+  unread = null;
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const message of backlog) receive(message);
+  const outcome = await held.settled;
+  assert.equal(outcome.ok, false, 'a\'s request did not resolve with its callback\'s result');
+  assert.equal(outcome.name, 'AbortError');
+  assert.equal(a.backend.stats.releaseChecks, 1, 'the release waited for a round trip');
+  waiting.release();
+  assert.equal((await waiting.settled).ok, true);
+});
+
+test('a context that was heard from recently releases at once, with no round trip', async (t) => {
+  const space = await lockSpace(t);
+  const a = space.client('a');
+  const held = requestHandle(a.locks, 'x');
+  await held.granted;
+  held.release('done');
+  assert.deepEqual(await held.settled, { ok: true, value: 'done' });
+  assert.equal(a.backend.stats.releaseChecks, 0);
+});
+
 /** A channel for the hub's echo to itself (js/hub/hearing.js) that holds its messages while `held`. */
 function heldEchoChannel() {
   const channel = { posted: 0, held: true, waiting: 0, port2: { onmessage: null, start() {} } };
