@@ -42,6 +42,21 @@ export async function connectEtcd({ hosts, callTimeout, etcd3Options }) {
  */
 function dropStrayWatchAnswers(manager) {
   if (typeof manager?.handleResponse !== 'function' || typeof manager.handleCreatedResponse !== 'function') return;
+  // A stream that broke can still emit answers it had read: after etcd3 has taken it as broken,
+  // they would go to whichever watcher has their watch id on the next stream (ids start again at
+  // 0 on each stream), another name's or a replay out of order. Only the current stream speaks.
+  if (typeof manager.client?.watch === 'function') {
+    const openStream = manager.client.watch.bind(manager.client);
+    manager.client.watch = async (...args) => {
+      const stream = await openStream(...args);
+      const emit = stream.emit.bind(stream);
+      stream.emit = (event, ...rest) => {
+        if (event === 'data' && manager.stream !== undefined && (manager.stream !== stream || manager.state !== CONNECTED)) return false;
+        return emit(event, ...rest);
+      };
+      return stream;
+    };
+  }
   const handleResponse = manager.handleResponse.bind(manager);
   const handleCreatedResponse = manager.handleCreatedResponse.bind(manager);
   manager.handleResponse = (response) => {
@@ -54,6 +69,8 @@ function dropStrayWatchAnswers(manager) {
     if (someoneWaits) handleCreatedResponse(response);
   };
 }
+
+const CONNECTED = 2; // etcd3's WatchManager state while its stream is up
 
 // A fault policy that only runs the call: the keeper decides itself which member to ask next.
 const RUN_ONCE = Object.freeze({ execute: (fn) => Promise.resolve().then(() => fn({ attempt: 0 })) });

@@ -54,6 +54,13 @@ export class NameMirror {
 
   apply(response) {
     const events = response.events ?? [];
+    const foreign = events.find((event) => !event.kv.key.toString().startsWith(this.prefix));
+    if (foreign !== undefined) {
+      // Never expected (load-client.js keeps a broken stream's answers out): this mirror can no
+      // longer be trusted, and its name's requests are reported lost rather than decided on it.
+      this.onChange(this, { error: new Error(`the watch of ${this.prefix} was given an event of ${foreign.kv.key}`) });
+      return;
+    }
     let i = 0;
     while (i < events.length) {
       const revision = Number(events[i].kv.mod_revision);
