@@ -30,9 +30,9 @@ const SENT = 0;     // sent, not granted yet (waiting, its place in the queue kn
 const HELD = 1;     // granted
 const UNSENT = 2;   // waiting in this context (flow control, the sentinel hold, no port yet): the hub knows nothing of it
 const RELEASING = 3; // released after this context was silent long enough to be declared dead: its result waits for a round trip (release())
-// A context's own silence of DEAD_AFTER less this makes its releases check with the hub (its last
-// message takes a while to reach the hub, and the hub's ticks come every TICK).
-const RELEASE_MARGIN = 500;
+// A context's own silence of this share of DEAD_AFTER makes its releases check with the hub (its
+// last message takes a while to reach the hub): 1 s of the default 1.5 s.
+const RELEASE_CHECK_SHARE = 2 / 3;
 
 // What a hello asks for again (from the records, the aborts and the queries), not from the queue.
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
@@ -109,7 +109,7 @@ export class HubBackend {
     // task with no sentinel to answer, a frozen page) and given the lock to another, its word of
     // it still on the way: the port is in order, so one round trip settles it, and the request's
     // result is accepted only after it (a death heard first rejects it: loseHeld).
-    const unsure = this.flow.open && this.now() - this.lastPosted >= this.liveness.DEAD_AFTER - RELEASE_MARGIN;
+    const unsure = this.flow.open && this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
     // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
     // that flow control keeps here (a waiter elsewhere would wait for them).
     if (this.flow.open) this.toHub({ t: C.release, token });

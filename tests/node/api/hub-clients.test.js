@@ -328,7 +328,7 @@ test('a hub that is gone for good is found lost by identity: the fresh connectio
  * A sentinel (js/browser/sentinel.js) whose worker the test starts by hand: until `run()`, its
  * ports to the hub hear pings that nobody answers, as while a new worker's sentinel is starting.
  */
-function handStartedSentinel() {
+function handStartedSentinel(t) {
   const sentinel = {
     running: false, answered: false, ports: [], answeredOnce: null,
     prepare() {},
@@ -346,13 +346,28 @@ function handStartedSentinel() {
     run() { sentinel.running = true; },
   };
   sentinel.answering = new Promise((resolve) => { sentinel.answeredOnce = resolve; });
+  t.after(() => { for (const port of sentinel.ports) port.close(); });
   return sentinel;
+}
+
+/** The reasons the hub gives `client` when it declares it dead, as the client is told them. */
+function declarationsTo(client) {
+  const told = [];
+  const declaredDead = client.backend.declaredDead.bind(client.backend);
+  client.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
+  return told;
+}
+
+/** What the hub logs, from now on. */
+function hubLog(space) {
+  const logged = [];
+  space.hub.log = (level, text) => logged.push(text);
+  return logged;
 }
 
 test('a context\'s first requests reach the hub only once its sentinel has answered the hub, and are then granted in order', async (t) => {
   const space = await lockSpace(t);
-  const sentinel = handStartedSentinel();
-  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const sentinel = handStartedSentinel(t);
   const a = space.client('a', {}, sentinel);
   const order = [];
   const first = a.locks.request('x', () => { order.push('x'); });
@@ -370,8 +385,7 @@ test('a context\'s first requests reach the hub only once its sentinel has answe
 
 test('a query made while a context\'s first requests wait for its sentinel waits with them: its answer reflects them (spec 3.2.2 step 4)', async (t) => {
   const space = await lockSpace(t);
-  const sentinel = handStartedSentinel();
-  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const sentinel = handStartedSentinel(t);
   const a = space.client('a', {}, sentinel);
   let release;
   a.locks.request('x', () => new Promise((resolve) => { release = resolve; }));
@@ -390,16 +404,12 @@ test('a context whose sentinel never answered keeps its locks however long it is
   // never hand its lock to another while its callback may still run.
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
-  const logged = [];
-  space.hub.log = (level, text) => logged.push(text);
-  const sentinel = handStartedSentinel();
-  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const logged = hubLog(space);
+  const sentinel = handStartedSentinel(t);
   // Its sentinel never starts: its requests go ahead after SENTINEL_START_WAIT.
   const a = space.client('a', { SENTINEL_START_WAIT: 50 }, sentinel);
   const b = space.client('b', liveness);
-  const told = [];
-  const declaredDead = a.backend.declaredDead.bind(a.backend);
-  a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
+  const told = declarationsTo(a);
   const held = requestHandle(a.locks, 'x');
   await held.granted;
   assert.equal(a.backend.sentinel.ports.length > 0, true, 'a handed the hub its sentinel');
@@ -433,15 +443,11 @@ test('a context whose sentinel never answered keeps its locks however long it is
 test('a context whose sentinel answered and then fell silent with it is declared dead and told why', async (t) => {
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
-  const logged = [];
-  space.hub.log = (level, text) => logged.push(text);
-  const sentinel = handStartedSentinel();
-  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const logged = hubLog(space);
+  const sentinel = handStartedSentinel(t);
   sentinel.run();
   const a = space.client('a', liveness, sentinel);
-  const told = [];
-  const declaredDead = a.backend.declaredDead.bind(a.backend);
-  a.backend.declaredDead = (why) => { told.push(why); return declaredDead(why); };
+  const told = declarationsTo(a);
   const held = requestHandle(a.locks, 'x');
   await held.granted;
   assert.equal(sentinel.answered, true, 'its sentinel answered the hub');
@@ -459,8 +465,7 @@ test('a context frozen while it holds a lock and declared dead meanwhile learns 
   // result must not be accepted as if it had held the lock throughout.
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
-  const sentinel = handStartedSentinel();
-  t.after(() => { for (const port of sentinel.ports) port.close(); });
+  const sentinel = handStartedSentinel(t);
   sentinel.run();
   const a = space.client('a', liveness, sentinel);
   const b = space.client('b', liveness);
@@ -526,8 +531,7 @@ test('a hub that does not hear its own echo declares no one dead, and the silenc
   const echo = heldEchoChannel();
   const space = await lockSpace(t, liveness, { hearing: echo });
   // Both have sentinels (silence proves a death only then).
-  const [aSentinel, bSentinel] = [handStartedSentinel(), handStartedSentinel()];
-  t.after(() => { for (const port of [...aSentinel.ports, ...bSentinel.ports]) port.close(); });
+  const [aSentinel, bSentinel] = [handStartedSentinel(t), handStartedSentinel(t)];
   aSentinel.run();
   bSentinel.run();
   const a = space.client('a', liveness, aSentinel);
@@ -582,8 +586,7 @@ async function workerHoldsBystanderWaits(t) {
   const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   // The creator has a sentinel: its silence together with its sentinel's is a death.
-  const creatorSentinel = handStartedSentinel();
-  t.after(() => { for (const port of creatorSentinel.ports) port.close(); });
+  const creatorSentinel = handStartedSentinel(t);
   creatorSentinel.run();
   const creator = space.client('creator', liveness, creatorSentinel);
   const bystander = space.client('bystander', liveness);
