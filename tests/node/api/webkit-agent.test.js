@@ -32,5 +32,7 @@ test('which worker can be the sentinel: a SharedWorker in a WebKit window, none 
   assert.deepEqual(sentinelWorkerFor(scope(chromium), 'window'), { Worker, shared: false });
   assert.deepEqual(sentinelWorkerFor(scope(firefox), 'window'), { Worker, shared: false });
   assert.equal(sentinelWorkerFor(scope(firefox), 'dedicated-worker'), null);
-  assert.equal(sentinelWorkerFor({ ...scope(chromium), Blob: undefined }, 'window'), null);
+  // The sentinel is a served script (weblocks-sentinel.js), not a blob: URL: no Blob needed; no Worker, no sentinel.
+  assert.deepEqual(sentinelWorkerFor({ ...scope(chromium), Blob: undefined }, 'window'), { Worker, shared: false });
+  assert.equal(sentinelWorkerFor({ ...scope(chromium), Worker: undefined }, 'window'), null);
 });
