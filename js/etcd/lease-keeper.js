@@ -75,8 +75,22 @@ export class LeaseKeeper {
     const until = sentAt + this.ttlMs * (1 - LOCAL_MARGIN);
     if (until <= lease.validUntil) return; // a later keep-alive was answered first
     lease.validUntil = until;
+    this.armDeadline(lease);
+  }
+
+  /**
+   * The local deadline: at validUntil the lease is taken as lost. A timer measures its delay from
+   * the event loop's cached clock, which lags performance.now() by however long the turn that set
+   * it had run: on a loaded machine it fires before validUntil, so it looks again at the time left
+   * rather than trusting that it fired late enough (it once fired early and was never re-armed,
+   * and a holder cut off from etcd learned its loss only from its next write, seconds later).
+   */
+  armDeadline(lease) {
     if (lease.deadline !== null) clearTimeout(lease.deadline);
-    lease.deadline = setTimeout(() => this.isValid(lease.leaseId), lease.validUntil - performance.now() + 1);
+    lease.deadline = setTimeout(() => {
+      lease.deadline = null;
+      if (this.isValid(lease.leaseId)) this.armDeadline(lease);
+    }, Math.max(0, lease.validUntil - performance.now()) + 1);
     lease.deadline.unref();
   }
 
