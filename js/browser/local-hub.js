@@ -28,7 +28,10 @@ export async function localHubPort(reason, space = null) {
 }
 
 function engineLoadError(error) {
-  const wasmUrl = engineWasmUrl({ shared: false }).href;
-  const page = globalThis.location?.href ?? 'this context';
-  return new DOMException(engineLoadProblem(error, { who: `the in-context lock engine of ${page}`, wasmUrl, policyOf: `this page (${page})`, servedNextTo: 'the polyfill' }), 'NotSupportedError');
+  const url = engineWasmUrl({ shared: false }).href;
+  return new DOMException(engineLoadProblem(error, {
+    who: 'this context',
+    policyOf: `this page (${globalThis.location?.href})`,
+    otherwise: `Web Locks: the lock engine could not be loaded (${error?.message ?? error}). Serve ${url} (Content-Type application/wasm) next to the polyfill.`,
+  }), 'NotSupportedError');
 }

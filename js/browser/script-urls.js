@@ -19,10 +19,12 @@ const policies = new WeakMap(); // scope -> { policy } | { error }
 function policyOf(scope) {
   if (!policies.has(scope)) {
     try {
-      const origin = scope.location?.origin;
+      // The settings object's origin (self.origin): an about:blank or srcdoc frame has its creator's.
+      const origin = scope.origin ?? scope.location?.origin;
       const policy = scope.trustedTypes.createPolicy(TRUSTED_TYPES_POLICY, {
         createScriptURL(url) {
-          const parsed = new URL(url, scope.location?.href);
+          // Resolved as the browser resolves a worker's URL: against the document's base URL.
+          const parsed = new URL(url, scope.document?.baseURI ?? scope.location?.href);
           if (parsed.origin !== origin) throw new TypeError(`the ${TRUSTED_TYPES_POLICY} policy makes script URLs of this origin only, not ${parsed.href}`);
           return parsed.href;
         },

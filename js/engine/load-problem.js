@@ -11,14 +11,12 @@ export function forbiddenByPolicy(error) {
 }
 
 /**
- * The sentence for a context (`who`: 'the lock hub <url>' or 'this page') whose engine at `wasmUrl`
- * did not load with `error`; `policyOf`: whose response's policy must allow 'wasm-unsafe-eval'.
+ * The sentence for a context (`who`: 'the lock hub', 'this page') whose engine did not load with
+ * `error`: where a Content-Security-Policy forbade compiling it, the directive and whose response
+ * (`policyOf`) needs it; otherwise `otherwise` (the missing or mis-served wasm file).
  */
-export function engineLoadProblem(error, { who, wasmUrl, policyOf, servedNextTo }) {
-  const detail = error?.message ?? String(error);
-  if (forbiddenByPolicy(error)) {
-    return `Web Locks: ${who} may not compile its lock engine: a Content-Security-Policy forbids WebAssembly there (${detail}). `
-      + `Add 'wasm-unsafe-eval' to the script-src of the policy served with ${policyOf} (no other response needs it).`;
-  }
-  return `Web Locks: ${who} could not load its lock engine (${detail}). Serve ${wasmUrl} and weblocks-engine-shared.wasm (Content-Type application/wasm) next to ${servedNextTo}.`;
+export function engineLoadProblem(error, { who, policyOf, otherwise }) {
+  if (!forbiddenByPolicy(error)) return otherwise;
+  return `Web Locks: ${who} may not compile its lock engine: a Content-Security-Policy forbids WebAssembly there (${error?.message ?? String(error)}). `
+    + `Add 'wasm-unsafe-eval' to the script-src of the policy served with ${policyOf} (no other response needs it).`;
 }

@@ -18,7 +18,11 @@ function refuse(port) {
   const wasm = engineWasmUrl({ shared: false }).href;
   port.postMessage({
     t: H.rejected, v: PROTOCOL_VERSION, reason: 'engine',
-    message: engineLoadProblem(loadError, { who: `the lock hub ${self.location.href}`, wasmUrl: wasm, policyOf: `the hub script ${self.location.href}`, servedNextTo: `the hub script ${self.location.href}` }),
+    message: engineLoadProblem(loadError, {
+      who: 'the lock hub',
+      policyOf: `the hub script ${self.location.href}`,
+      otherwise: `Web Locks: the lock hub could not load its lock engine (${loadError?.message ?? loadError}). Serve ${wasm} and weblocks-engine-shared.wasm (Content-Type application/wasm) next to the hub script ${self.location.href}.`,
+    }),
   });
   // Ports this context hands its dedicated workers: refused alike, so that they fail at once too.
   port.onmessage = (event) => {

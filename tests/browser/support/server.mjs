@@ -56,6 +56,9 @@ function handler(isolated, remote, policies = null) {
     // ?coi on the plain origin: an isolated page of the same origin (same hub), which Chromium
     // puts in a process of its own (crashing it cannot take the hub down with it).
     if (isolated || /[?&]coi\b/.test(req.url)) Object.assign(headers, ISOLATION);
+    // A worker script of a cross-origin-isolated page must carry COEP itself (Chromium refuses it
+    // otherwise); a ?coi page's sentinel is such a script, served as an isolated app serves it.
+    else if (/\/weblocks-sentinel\.js(\?|$)/.test(req.url)) Object.assign(headers, { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' });
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
     const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub)\.js)(\?.*)?$/);
