@@ -19,10 +19,11 @@ function checkedFiles() {
   return tracked.split('\n').filter((f) => f && f !== SELF && TEXT.test(f) && !f.includes('node_modules/'));
 }
 
-// Ways to find or name this machine's own network addresses.
+// Ways to find or name this machine's own network addresses. (Spelled with a character class so
+// that this file does not itself contain the words it forbids: other scans grep for them.)
 const LOOKUPS = [
-  [/networkInterfaces/, 'reads os.networkInterfaces()'],
-  [/\blanAddresses\b/, 'calls lanAddresses()'],
+  [/network[I]nterfaces/, 'reads os.network[I]nterfaces()'],
+  [/\blan[A]ddresses\b/, 'calls lan[A]ddresses()'],
   [/\bmachineAddress\b/, 'calls machineAddress()'],
   [/hostname\s+-I/, 'runs `hostname -I`'],
   [/host:\s*['"]lan['"]|HOST=lan\b/, "serves the demo on the LAN (use host: 'loopback' and the mapped name)"],
@@ -58,7 +59,7 @@ test('the check itself catches a LAN address, a lookup of this machine\'s interf
     'await page.goto(`http://10.1.2.3:8100/demo/`)',
     "const base = 'http://172.16.0.5/';",
     'curl http://[fd00::2]:80/',
-    "for (const a of Object.values(os.networkInterfaces())) {}",
+    `for (const a of Object.values(os.${'network'}Interfaces())) {}`,
     "await startDemoServer({ port: 0, host: 'lan' })",
     'HOST=lan bash scripts/demo.sh',
     "server.listen(0, '0.0.0.0')",
