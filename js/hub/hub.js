@@ -330,13 +330,7 @@ export class Hub {
     if (refusal !== null) return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'process', message: refusal });
     conn.dead = false;
     conn.key = m.key;
-    conn.clientId = m.clientId;
-    conn.client = this.engine.openClient(m.clientId);
-    const bell = this.engine.doorbell(conn.client);
-    conn.bell = bell.int32;
-    conn.bellIndex = bell.index;
-    conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
-    this.clientIds.set(m.clientId, conn);
+    this.openClient(conn, m.clientId);
     this.registered(conn, m);
     this.serving();
 
@@ -619,6 +613,17 @@ export class Hub {
   // ---- what a hub that keeps a journal (js/machine/machine-hub.js) learns; nothing here ----
 
   /** Null when the hub accepts this hello's client, else why not (its hello is refused, reason 'process'). */
+  /** Opens `conn`'s engine client as `clientId` and starts hearing its doorbell. */
+  openClient(conn, clientId) {
+    conn.clientId = clientId;
+    conn.client = this.engine.openClient(clientId);
+    const bell = this.engine.doorbell(conn.client);
+    conn.bell = bell.int32;
+    conn.bellIndex = bell.index;
+    conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
+    this.clientIds.set(clientId, conn);
+  }
+
   admit(conn, hello) { return null; } // eslint-disable-line no-unused-vars
 
   /** A client registered (after its hello was accepted, before its welcome). */

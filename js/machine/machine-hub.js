@@ -68,16 +68,10 @@ export class MachineHub extends Hub {
       if (client.entries.length === 0) continue;
       if (!threadLives(client.proc)) { dead++; continue; }
       const conn = this.connect(new Unconnected());
-      conn.clientId = client.clientId;
       conn.keyHash = client.keyHash;
       conn.proc = client.proc;
       conn.no = ++this.clientNumbers;
-      conn.client = this.engine.openClient(client.clientId);
-      const bell = this.engine.doorbell(conn.client);
-      conn.bell = bell.int32;
-      conn.bellIndex = bell.index;
-      conn.seenBell = Atomics.load(conn.bell, conn.bellIndex);
-      this.clientIds.set(conn.clientId, conn);
+      this.openClient(conn, client.clientId);
       this.orphans.add(conn);
       for (const entry of client.entries) {
         conn.maxToken = Math.max(conn.maxToken, entry.token);
