@@ -60,6 +60,8 @@ export class HubBackend {
     this.asleep = false;        // between pagehide (bfcache) and pageshow
     this.records = new Map();   // token -> { name, mode, wait, listener, state, seq }
     this.aborts = new Map();    // token -> resolve(boolean)
+    this.abortsMade = new Map(); // token -> when abort() was called (`made`)
+    this.made = 0;              // counts request(), abort() and query() calls: their order, for askAgain
     this.queries = new PendingQueries(this.now); // query() answers, in pieces
     this.nextToken = 0;
     this.nextCall = 0;
@@ -95,7 +97,7 @@ export class HubBackend {
       queueMicrotask(() => listener.failed(token, error));
       return token;
     }
-    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null });
+    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made });
     this.send({ t: C.request, token, name, mode, wait });
     this.watch();
     return token;
@@ -138,6 +140,7 @@ export class HubBackend {
     }
     return new Promise((resolve) => {
       this.aborts.set(token, resolve);
+      this.abortsMade.set(token, ++this.made);
       this.send({ t: C.abort, token });
       this.watch();
     });
@@ -147,7 +150,7 @@ export class HubBackend {
     if (this.failure !== null) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       const call = ++this.nextCall;
-      this.queries.add(call, resolve, reject);
+      this.queries.add(call, resolve, reject, ++this.made);
       this.send({ t: C.query, call });
       this.watch();
     });
@@ -269,6 +272,7 @@ export class HubBackend {
     for (const record of this.records.values()) record.state = UNSENT;
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
     this.aborts.clear();
+    this.abortsMade.clear();
     this.askAgain();
   }
 
@@ -280,18 +284,24 @@ export class HubBackend {
   }
 
   /**
-   * After a hello, in order: what waited that a hello does not ask again (adopt, ended), the
-   * requests the hub does not have (in request order), the aborts and queries still unanswered
-   * (a query after the requests made before it: spec 3.2.2 step 4).
+   * After a hello: first what waited that a hello does not ask again (adopt, ended), then every
+   * request the hub does not have and every abort and query still unanswered, in the order this
+   * context made the calls, wherever each waited (a query after exactly the requests made before
+   * it: spec 3.2.2 step 4).
    */
   askAgain() {
     for (const [message, transfer] of this.flow.takeAll()) if (!ASKED_AGAIN.has(message.t)) this.flow.enqueue(message, transfer);
-    for (const [token, r] of this.records) if (r.state === UNSENT) this.send({ t: C.request, token, name: r.name, mode: r.mode, wait: r.wait });
-    for (const [token] of this.aborts) this.send({ t: C.abort, token });
+    const again = [];
+    for (const [token, r] of this.records) {
+      if (r.state === UNSENT) again.push([r.made, { t: C.request, token, name: r.name, mode: r.mode, wait: r.wait }]);
+    }
+    for (const [token] of this.aborts) again.push([this.abortsMade.get(token) ?? 0, { t: C.abort, token }]);
     for (const call of this.queries.keys()) {
       this.queries.restart(call);
-      this.send({ t: C.query, call });
+      again.push([this.queries.madeAt(call), { t: C.query, call }]);
     }
+    again.sort((a, b) => a[0] - b[0]);
+    for (const [, message] of again) this.send(message);
   }
 
   /**
@@ -386,6 +396,7 @@ export class HubBackend {
         const resolve = this.aborts.get(m.token);
         if (resolve === undefined) return;
         this.aborts.delete(m.token);
+        this.abortsMade.delete(m.token);
         if (m.removed) this.records.delete(m.token);
         resolve(m.removed);
         return this.idle();
@@ -449,6 +460,7 @@ export class HubBackend {
     // The hub forgot our aborts with our requests: they are done.
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
     this.aborts.clear();
+    this.abortsMade.clear();
     this.hello(null);
   }
 
@@ -472,6 +484,7 @@ export class HubBackend {
     }
     for (const [, resolve] of this.aborts) resolve(false);
     this.aborts.clear();
+    this.abortsMade.clear();
     this.queries.failAll(error);
     this.flow.takeAll();
     this.flow.close();

@@ -16,9 +16,12 @@ export class PendingQueries {
 
   has(call) { return this.calls.has(call); }
 
-  add(call, resolve, reject) {
-    this.calls.set(call, { resolve, reject, held: [], pending: [], lastProgress: this.now() });
+  /** `made`: where the query() call stands among the context's calls (hub-backend.js askAgain). */
+  add(call, resolve, reject, made = 0) {
+    this.calls.set(call, { resolve, reject, held: [], pending: [], lastProgress: this.now(), made });
   }
+
+  madeAt(call) { return this.calls.get(call)?.made ?? 0; }
 
   /** Asked again (after a reconnection): what came of the earlier answer is dropped. */
   restart(call) {

@@ -174,7 +174,13 @@ export class Hub {
     conn.lastSeen = this.now();
     const message = event.data;
     const problem = validateClientMessage(message);
-    if (problem !== null) return this.reject(conn, problem, message);
+    if (problem !== null) {
+      // A hello refused says so: its context would otherwise wait for a welcome for ever.
+      if (message?.t === C.hello && conn.client === null) {
+        conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'hello', message: `The lock hub refused this context's hello (${problem}).` });
+      }
+      return this.reject(conn, problem, message);
+    }
     if (message.t === C.pong) return undefined;
     if (message.t === C.probe) {
       // A hello still waiting in this connection's inbox counts as registered: it will be.

@@ -22,17 +22,21 @@ export const HUB_NAME = 'weblocks-wasm-hub';
 export const PORT_MARKER = '__weblocksWasmHubPort';
 
 // Limits that keep one client from exhausting the hub (a message beyond them is rejected).
+const CONNECTION_BYTES = 32 << 20;
+const REQUEST_OVERHEAD = 256;
 export const LIMITS = Object.freeze({
   nameLength: 65536,          // UTF-16 code units in a lock name
   clientIdLength: 256,
   tokensPerClient: 1 << 20,   // requests a client may have outstanding at once
-  reclaimEntries: 1 << 16,    // locks + requests one hello may re-register
+  // Locks + requests one hello may re-register: as many as one connection's memory share can hold,
+  // so whatever a hub accepted from a context fits the hello that takes it to the next hub.
+  reclaimEntries: Math.floor(CONNECTION_BYTES / REQUEST_OVERHEAD),
   // Memory (js/hub/quota.js): what one connection may make the hub keep, and the hub as a whole.
   // A request is charged requestOverhead + 4 bytes per name unit (the name is kept twice: the
   // request's record and the engine's entry).
-  connectionBytes: 32 << 20,
+  connectionBytes: CONNECTION_BYTES,
   hubBytes: 64 << 20,
-  requestOverhead: 256,
+  requestOverhead: REQUEST_OVERHEAD,
   queriesPerClient: 4,        // queries a client may have waiting at the hub at once
   // query() answers (js/hub/snapshot-pieces.js): pieces of at most this many bytes; a state larger
   // than queryBytes is refused; a query with no piece for queryTimeout ms rejects (TimeoutError).

@@ -42,7 +42,7 @@ async function lockSpace(t, liveness = {}, hubOptions = {}) {
       // theirs to the hub (measured in WebKitGTK: the greeting arrives, the hello never does).
       for (const client of deafTo) client.hubPort.onmessage = () => {};
     },
-    client(clientId, liveness = {}, sentinel = null) {
+    client(clientId, liveness = {}, sentinel = null, flow = undefined) {
       const client = { hubPort: null, heard: [] };
       client.backend = new HubBackend(async () => {
         const { port1, port2 } = new MessageChannel();
@@ -51,7 +51,7 @@ async function lockSpace(t, liveness = {}, hubOptions = {}) {
         space.hubPorts.push(port2);
         client.hubPort = port2;
         return port1;
-      }, { clientId, log: quiet, liveness, sentinel });
+      }, { clientId, log: quiet, liveness, sentinel, flow });
       const receive = client.backend.receive.bind(client.backend);
       client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
       client.locks = createLockManager(client.backend);
@@ -624,4 +624,69 @@ test('a dedicated worker without a sentinel goes with its creator when its creat
   await waiting.granted;
   assert.equal(space.hub.clientIds.has('worker'), false, 'the worker went with its creator');
   waiting.release();
+});
+
+test('a context with more waiting requests than 65,536 at a hub loss is welcomed by the next hub and keeps every one, in order', { timeout: 120_000 }, async (t) => {
+  const WAITING = 70_000; // above the old hello's limit of 65,536 entries
+  const UNSENT = 2; // hub-backend.js: a record the hub has not been sent yet
+  const space = await lockSpace(t);
+  const a = space.client('a');
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  const order = [];
+  const waiting = [];
+  for (let i = 0; i < WAITING; i++) waiting.push(a.locks.request('x', { mode: 'shared' }, () => { order.push(i); }));
+  await until(() => [...a.backend.records.values()].every((record) => record.state !== UNSENT), 'every request reached the first hub', 60_000);
+
+  await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+  a.backend.hubLost();
+  await until(() => a.backend.hubId === 'second', 'a is welcomed by the new hub', 60_000);
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await a.locks.query();
+  assert.deepEqual(state.held.map((l) => [l.name, l.mode, l.clientId]), [['x', 'exclusive', 'a']], 'a still holds x');
+  assert.equal(state.pending.length, WAITING, 'every waiting request was taken back');
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+  await Promise.all(waiting);
+  assert.deepEqual(order, Array.from({ length: WAITING }, (_, i) => i), 'granted in request order');
+});
+
+test('a hello the hub refuses as malformed is answered with the reason, not left waiting for a welcome', async (t) => {
+  const space = await lockSpace(t);
+  const { port1, port2 } = new MessageChannel();
+  space.ports.push(port1, port2);
+  space.hub.connect(port2);
+  const heard = [];
+  port1.on('message', (m) => heard.push(m));
+  port1.postMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId: 'a', key: 'k', lostHub: null, reclaim: 'not a list' });
+  await until(() => heard.some((m) => m.t === 'rejected'), 'the hub answered the hello');
+  const answer = heard.find((m) => m.t === 'rejected');
+  assert.equal(answer.reason, 'hello');
+  assert.match(answer.message, /bad reclaim list/);
+});
+
+test('a query made between requests that flow control still keeps in the context is answered after a hub loss with exactly the requests made before it (spec 3.2.2 step 4)', async (t) => {
+  const space = await lockSpace(t);
+  const a = space.client('a', {}, null, { window: 4, syncEvery: 2 });
+  const b = space.client('b');
+  const holder = requestHandle(b.locks, 'y');
+  await holder.granted;
+  await a.locks.query(); // a is registered at the first hub
+  const before = Array.from({ length: 10 }, () => a.locks.request('y', () => {}));
+  const query = a.locks.query();
+  const after = Array.from({ length: 10 }, () => a.locks.request('y', () => {}));
+  assert.ok(a.backend.flow.waiting > 10, 'most of them still wait in the context');
+  await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+  for (const client of [b, a]) {
+    client.backend.hubLost();
+    await until(() => client.backend.hubId === 'second', `${client.backend.clientId} is on the new hub`);
+  }
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  const state = await query;
+  assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['y', 'b']]);
+  assert.equal(state.pending.filter((l) => l.clientId === 'a').length, 10, 'the ten requests made before the query, not the ten after');
+  holder.release();
+  await Promise.all([...before, ...after]);
 });
