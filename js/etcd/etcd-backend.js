@@ -25,6 +25,10 @@ const later = (task) => { RESOLVED.then(task); };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const MIRROR_IDLE_MS = 1000;
+// A name's mirror that has changed nothing for AUDIT_AFTER_MS while this client waits or holds
+// there is compared with etcd (audit()); a mirror behind etcd gets AUDIT_GRACE_MS to catch up.
+const AUDIT_AFTER_MS = 2000;
+const AUDIT_GRACE_MS = 1000;
 
 /** once()'s answer when the lease is no longer in etcd (and nothing written with it is). */
 const LEASE_GONE = Symbol('lease gone');
@@ -58,6 +62,8 @@ export class EtcdBackend {
     this.writeSeq = 0;
     this.writeVersions = new Map(); // leaseId -> how many writes of this client are committed with it
     this.endpoints = [];
+    this.audits = null;    // the audit timer, while records wait or are held
+    this.stats = { audits: 0, mirrorsRebuilt: 0 };
     this.chain = Promise.all([clientReady, endpointsReady ?? []]).then(([client, endpoints]) => {
       this.client = client;
       this.endpoints = endpoints;
@@ -83,6 +89,7 @@ export class EtcdBackend {
     this.records.set(token, record);
     this.byKey.set(record.key, record);
     this.nameState(name).records++;
+    this.startAudits();
     this.enqueue(() => this.send(record)).catch((error) => this.fail(record, error));
     return token;
   }
@@ -159,6 +166,8 @@ export class EtcdBackend {
   async close() {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.audits);
+    this.audits = null;
     const cancels = [];
     for (const state of this.names.values()) {
       clearTimeout(state.idle);
@@ -565,6 +574,75 @@ export class EtcdBackend {
       state.mirror.close();
       this.names.delete(record.name);
     }, MIRROR_IDLE_MS);
+  }
+
+  // ---- the audit: a mirror is checked against etcd ----
+
+  startAudits() {
+    if (this.audits !== null || this.closed) return;
+    this.audits = setInterval(() => this.auditQuietMirrors(), AUDIT_AFTER_MS / 2);
+    this.audits.unref?.();
+  }
+
+  auditQuietMirrors() {
+    if (this.records.size === 0 || this.client === null) {
+      clearInterval(this.audits);
+      this.audits = null;
+      return;
+    }
+    const now = performance.now();
+    for (const [name, state] of this.names) {
+      const mirror = state.mirror;
+      if (mirror === null || mirror.closed || state.records === 0 || state.auditing || now - mirror.changedAt < AUDIT_AFTER_MS) continue;
+      state.auditing = true;
+      this.audit(name, state, mirror).catch(() => {}).finally(() => { state.auditing = false; });
+    }
+  }
+
+  /**
+   * A watch can fall silent or miss a change (a stream that broke at the wrong moment; never
+   * seen in etcd's own history): this client would then wait for ever for a lock that is free,
+   * or hold on to one whose key is gone. So a mirror that has been quiet while this client waits
+   * or holds on its name is compared with etcd: the name's keys now; then, once the mirror has
+   * reached that revision, its keys against a read at the mirror's own revision. A mirror that
+   * does not catch up, or that differs, is replaced by one built from the read, with a new watch,
+   * and what the read says is decided on: a grant (fenced by the read's revision, which is at
+   * or after the true grant and before any later one), or a key gone.
+   */
+  async audit(name, state, mirror) {
+    this.stats.audits++;
+    const prefix = this.layout.namePrefix(name);
+    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const now = await this.call(() => this.client.kv.range(range));
+    const revision = Number(now.header.revision);
+    if (mirror.revision < revision) {
+      let timer;
+      await Promise.race([mirror.reached(revision), new Promise((resolve) => { timer = setTimeout(resolve, AUDIT_GRACE_MS); })]);
+      clearTimeout(timer);
+    }
+    if (state.mirror !== mirror || mirror.closed || this.closed) return;
+    if (mirror.revision >= revision) {
+      const at = mirror.revision;
+      const then = at === revision ? now : await this.call(() => this.client.kv.range({ ...range, revision: at }));
+      if (state.mirror !== mirror || mirror.closed || this.closed || mirror.revision !== at || mirror.matches(then.kvs)) return;
+    }
+    this.rebuildMirror(name, state, mirror, now.kvs, revision);
+  }
+
+  rebuildMirror(name, state, stale, kvs, revision) {
+    this.stats.mirrorsRebuilt++;
+    if (this.stats.mirrorsRebuilt === 1) {
+      process.emitWarning?.(`the etcd watch of a lock name fell silent or missed a change; its view was rebuilt from etcd at revision ${revision}`, { code: 'WEBLOCKS_ETCD_WATCH' });
+    }
+    stale.close();
+    const keys = new Set(kvs.map((kv) => kv.key.toString()));
+    // Created before its first decision: the grants it reports go to records of this name.
+    state.mirror = new NameMirror(this.layout.namePrefix(name), kvs, revision, (mirror, changes) => this.mirrorChanged(name, mirror, changes));
+    state.mirror.watch(this.client);
+    for (const record of [...this.records.values()]) {
+      if (record.name !== name || record.deleting || (record.state !== PENDING && record.state !== HELD)) continue;
+      if (!keys.has(record.key)) this.lose(record);
+    }
   }
 
   nameState(name) {

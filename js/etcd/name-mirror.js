@@ -24,6 +24,7 @@ export class NameMirror {
     this.watcher = null;
     this.closed = false;
     this.reachWaiters = []; // [revision, resolve]
+    this.changedAt = performance.now(); // when it last applied a change (EtcdBackend's audit)
     for (const kv of kvs) this.entries.set(kv.key.toString(), entryOf(kv));
     this.held = new Set();
     this.decide(revision);
@@ -82,6 +83,7 @@ export class NameMirror {
         }
       }
       this.revision = revision;
+      this.changedAt = performance.now();
       this.decide(revision, deletes);
     }
     // Progress notifications and empty responses also tell us how far the watch has come.
@@ -109,6 +111,15 @@ export class NameMirror {
     for (const key of this.held) if (!nowHeld.has(key)) demoted.push(this.entries.get(key));
     this.held = nowHeld;
     this.onChange(this, { grants, deletes, demoted });
+  }
+
+  /**
+   * Whether the mirror, at its revision, has exactly the keys of `kvs` as read at that revision
+   * (each with its create revision): what the audit compares.
+   */
+  matches(kvs) {
+    if (kvs.length !== this.entries.size) return false;
+    return kvs.every((kv) => this.entries.get(kv.key.toString())?.create === Number(kv.create_revision));
   }
 
   /** Resolves once the mirror has applied every change up to `revision`. */

@@ -17,6 +17,13 @@ const CHAOS_MS = Number(process.env.WEBLOCKS_ETCD_CHAOS_MS ?? 15_000);
 const CLIENTS = 4;
 const contender = new URL('./fixtures/contender.js', import.meta.url);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Each phase that waits for the system under test has a bound of its own, so a stuck run fails
+// naming the phase and what was still waiting, not with the test's timeout and no evidence.
+async function within(ms, promise, describe) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${describe()} (after ${ms} ms)`)), ms); });
+  try { return await Promise.race([promise, late]); } finally { clearTimeout(timer); }
+}
 
 const cluster = await startCluster();
 const proxies = await startFaultProxies(cluster);
@@ -34,6 +41,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   const totals = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 };
   const seen = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 }; // every client's, as they happen
   const errors = [];
+  const grants = new Map(); // `${name}@${fencingToken}` -> every grant with that token (evidence)
   const events = { memberKills: 0, leaderKills: 0, memberPauses: 0, leaderPauses: 0, clientKills: 0, clientsStarted: 0, answersLost: 0, answerLossWindows: 0, delayWindows: 0 };
   const children = new Set();
   let seed = 1;
@@ -56,6 +64,10 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
         if (message.op === 'write') {
           const accepted = resource.write(message.name, message.holder, message.token);
           if (child.connected) child.send({ op: 'written', id: message.id, accepted });
+        } else if (message.op === 'grant') {
+          const key = `${message.name}@${message.fence}`;
+          if (!grants.has(key)) grants.set(key, []);
+          grants.get(key).push(`${message.key.slice(-28)} by ${message.where} (view at ${message.mirror})`);
         } else if (message.op === 'outcome') {
           seen[message.kind]++;
         } else if (message.op === 'done') {
@@ -72,7 +84,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   }
 
   for (let i = 0; i < CLIENTS; i++) startClient();
-  await Promise.all([...children].map((entry) => entry.ready));
+  await within(30_000, Promise.all([...children].map((entry) => entry.ready)), () => `the client processes did not connect: ${errors.join('; ')}`);
 
   // Chaos: one etcd member down at a time (quorum stays), and client processes killed and replaced,
   // for CHAOS_MS and then until what the test checks has happened (a run whose elections took
@@ -133,7 +145,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
       victim.child.kill('SIGKILL');
       events.clientKills++;
       await victim.done;
-      await startClient().ready;
+      await within(30_000, startClient().ready, () => `a client process started after a kill did not connect: ${errors.join('; ')}`);
     }
     await sleep(500);
   }
@@ -142,13 +154,35 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   // Stop the survivors cleanly and collect their counts.
   const survivors = [...children];
   for (const entry of survivors) entry.child.send({ op: 'stop' });
-  await Promise.all(survivors.map((entry) => entry.done));
+  // A contender reports what its lanes still wait for 20 s after stop (an error message).
+  try {
+    await within(25_000, Promise.all(survivors.map((entry) => entry.done)), () => 'the surviving clients did not stop');
+  } catch (error) {
+    const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });
+    const state = await within(5000, observer.query(), () => 'query() of the lock space').catch((e) => e.message);
+    closeLockManager(observer).catch(() => {});
+    const members = await Promise.all(cluster.members.map(async (member, i) => {
+      try {
+        const metrics = await (await fetch(`${cluster.hosts[i]}/metrics`, { signal: AbortSignal.timeout(2000) })).text();
+        const metric = (name) => metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1];
+        return { member: i, paused: member.paused ?? false, revision: metric('etcd_debugging_mvcc_current_revision'),
+          leader: metric('etcd_server_is_leader'), hasLeader: metric('etcd_server_has_leader'), applied: metric('etcd_server_proposals_applied_total'),
+          watchers: metric('etcd_debugging_mvcc_watcher_total'), slowWatchers: metric('etcd_debugging_mvcc_slow_watcher_total') };
+      } catch (e) { return { member: i, error: e.message }; }
+    }));
+    error.message += `; the members: ${JSON.stringify(members)}; the lock space: ${JSON.stringify(state)}; the clients said: ${JSON.stringify([...new Set(errors)])}`;
+    throw error;
+  }
 
   const result = resource.check();
   console.log(`# etcd chaos: ${CHAOS_MS} ms, ${JSON.stringify(events)}, outcomes of clean survivors ${JSON.stringify(totals)}, `
     + `of every client ${JSON.stringify(seen)}, rounds ${round}, `
     + `resource: ${result.writes} accepted writes on ${result.names} names, ${result.refused} refused by fencing, ${result.violations.length} violations${errors.length ? `; errors: ${JSON.stringify([...new Set(errors)])}` : ""}`);
-  assert.deepEqual(result.violations, []);
+  const evidence = result.violations.map((violation) => {
+    const [, name, token] = violation.match(/^(\S+): token (\d+)/) ?? [];
+    return name === undefined ? violation : `${violation}; grants: ${JSON.stringify(grants.get(`${name}@${token}`))}`;
+  });
+  assert.deepEqual(evidence, []);
   assert.deepEqual(errors, [], 'no request failed for another reason than a steal, an abort or a lost lease');
   assert.ok(result.writes > 100, `the clients made progress: ${result.writes} accepted writes`);
   assert.ok(seen.stolen > 0 && seen.aborted > 0 && seen.null > 0, `steals, aborts and ifAvailable happened: ${JSON.stringify(seen)}`);
@@ -156,12 +190,15 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
 
   // Liveness: the killed clients' leases expire, and the lock space ends empty.
   const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });
+  let state = null;
   try {
-    for (;;) {
-      const state = await observer.query();
-      if (state.held.length === 0 && state.pending.length === 0) break;
-      await sleep(200);
-    }
+    await within(30_000, (async () => {
+      for (;;) {
+        state = await observer.query();
+        if (state.held.length === 0 && state.pending.length === 0) break;
+        await sleep(200);
+      }
+    })(), () => `the lock space did not end empty; last query(): ${JSON.stringify(state)}`);
   } finally {
     await closeLockManager(observer);
   }

@@ -1,0 +1,78 @@
+// A watch that falls silent or misses a change must not leave a client waiting for a free lock for
+// ever, nor holding one whose key is gone: a name's view (name-mirror.js) that has been quiet
+// while its client waits or holds there is checked against etcd and rebuilt if it is behind or
+// wrong (etcd-backend.js audit). Seen in the chaos test: one client's view of a name kept a key
+// that etcd had deleted (its lease expired), and every client waited behind it.
+// Here the watch is made deaf on purpose: its events no longer reach the view.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCluster } from './support/cluster.js';
+import { EtcdBackend } from '../../../js/etcd/etcd-backend.js';
+import { createLockManager, closeLockManager, clientIdOf } from '../../../js/etcd/index.js';
+
+const cluster = await startCluster();
+after(() => cluster.stop());
+
+// The backend behind each lock manager, by clientId (to reach the view of a name).
+const backends = new Map();
+const request = EtcdBackend.prototype.request;
+EtcdBackend.prototype.request = function captured(...args) {
+  backends.set(this.clientId, this);
+  return request.apply(this, args);
+};
+
+function deafen(locks, name) {
+  const mirror = backends.get(clientIdOf(locks)).names.get(name).mirror;
+  mirror.watcher.removeAllListeners('data');
+  return mirror;
+}
+
+async function within(ms, promise, what) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} (not within ${ms} ms)`)), ms); });
+  try { return await Promise.race([promise, late]); } finally { clearTimeout(timer); }
+}
+
+async function untilPending(locks, count) {
+  for (;;) {
+    const state = await locks.query();
+    if (state.pending.length >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('a waiter whose watch misses the holder\'s release is granted all the same, after its view is checked against etcd', { timeout: 60_000 }, async (t) => {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-release-${process.pid}/` } };
+  const holder = createLockManager(options);
+  const waiter = createLockManager(options);
+  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter)]));
+  let release;
+  let holderToken = 0;
+  const held = new Promise((resolve) => {
+    holder.request('x', (lock) => { holderToken = lock.fencingToken; resolve(); return new Promise((r) => { release = r; }); });
+  });
+  await held;
+  let waiterToken = 0;
+  const granted = waiter.request('x', (lock) => { waiterToken = lock.fencingToken; });
+  await untilPending(waiter, 1);
+  deafen(waiter, 'x');
+  release();
+  await within(20_000, granted, 'the waiter is granted');
+  assert.ok(waiterToken > holderToken, `its fencing token ${waiterToken} is above the holder's ${holderToken}`);
+  assert.ok(backends.get(clientIdOf(waiter)).stats.mirrorsRebuilt >= 1, 'its view was rebuilt');
+});
+
+test('a holder whose watch misses a steal learns that its lock was stolen, after its view is checked against etcd', { timeout: 60_000 }, async (t) => {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-steal-${process.pid}/` } };
+  const victim = createLockManager(options);
+  const thief = createLockManager(options);
+  t.after(() => Promise.all([closeLockManager(victim), closeLockManager(thief)]));
+  let entered;
+  const inside = new Promise((resolve) => { entered = resolve; });
+  const held = victim.request('x', () => { entered(); return new Promise(() => {}); });
+  await inside;
+  deafen(victim, 'x');
+  await thief.request('x', { steal: true }, () => {});
+  const outcome = await within(20_000, held.then(() => 'resolved', (error) => error), 'the holder learns of the steal');
+  assert.equal(outcome?.name, 'AbortError');
+});
