@@ -19,3 +19,35 @@ export function captureAsyncContext() {
 function runDirectly(fn, arg) {
   return fn(arg);
 }
+
+// The held lock whose callback is running: a request made in that callback's async context waits
+// inside that lock (deadlock detection, docs/api.md). Carried by Node's AsyncLocalStorage, or a
+// global AsyncContext.Variable; where neither exists, nothing is known (null).
+const heldVariable = makeHeldVariable();
+
+function makeHeldVariable() {
+  const AC = globalThis.AsyncContext;
+  if (AC !== undefined && typeof AC.Variable === 'function') {
+    const variable = new AC.Variable();
+    return { run: (value, fn, arg) => variable.run(value, fn, arg), get: () => variable.get() };
+  }
+  const hooks = globalThis.process?.getBuiltinModule?.('node:async_hooks');
+  if (hooks?.AsyncLocalStorage !== undefined) {
+    const storage = new hooks.AsyncLocalStorage();
+    return { run: (value, fn, arg) => storage.run(value, fn, arg), get: () => storage.getStore() };
+  }
+  return null;
+}
+
+/** Whether requests can tell the held lock they are made inside of. */
+export const heldContextKnown = heldVariable !== null;
+
+/** Runs fn(arg) with `held` as the held lock of its async context. */
+export function runInsideHeld(held, fn, arg) {
+  return heldVariable === null ? fn(arg) : heldVariable.run(held, fn, arg);
+}
+
+/** The held lock (its LockRequest) whose callback's async context this is, or undefined. */
+export function currentHeld() {
+  return heldVariable === null ? undefined : heldVariable.get();
+}

@@ -4,7 +4,7 @@
 // code is loaded only then, on the first request or query: other threads never load it (about 10 ms
 // of module loading per thread).
 import './supported-node.js';
-import { createLockManager } from '../api/index.js';
+import { createLockManager, createObserveLocks } from '../api/index.js';
 import { connectThread } from './thread-host.js';
 import { createLockSpace } from './lock-space.js';
 import { ResettableBackend } from './reset-backend.js';
@@ -24,6 +24,17 @@ export function threadLocks() {
     locks = createLockManager(resettable);
   }
   return locks;
+}
+
+/**
+ * observeLocks(callback, options) on this thread's lock space (docs/api.md, "Observing locks").
+ */
+export function observeThreadLocks(callback, options) {
+  threadLocks();
+  if (resettable === null) {
+    throw new DOMException('observeLocks: the machine-wide lock space is observed with the machine lock manager\'s observeLocks().', 'NotSupportedError');
+  }
+  return createObserveLocks(resettable)(callback, options);
 }
 
 function machineSpaceLocks() {

@@ -12,6 +12,9 @@ export function requestHandle(locks, name, options = {}) {
   const granted = new Promise((resolve) => { onGranted = resolve; });
   const callbackResult = new Promise((resolve, reject) => { release = resolve; fail = reject; });
   const controller = options.signal ? new AbortController() : null;
+  // requestInside(): a request made later inside this callback, in its async context.
+  let inside;
+  const insideCommand = new Promise((resolve) => { inside = resolve; });
   const requestOptions = {};
   for (const key of ['mode', 'ifAvailable', 'steal']) {
     if (options[key] !== undefined) requestOptions[key] = options[key];
@@ -23,6 +26,8 @@ export function requestHandle(locks, name, options = {}) {
       return 'no-lock';
     }
     onGranted({ name: lock.name, mode: lock.mode });
+    // (The continuation after this await runs in the callback's async context.)
+    insideCommand.then(({ name: innerName, options: innerOptions, answer }) => answer(requestHandle(locks, innerName, innerOptions)));
     return callbackResult;
   });
   const settled = promise.then(
@@ -36,6 +41,17 @@ export function requestHandle(locks, name, options = {}) {
     abort: (reason) => {
       if (!controller) throw new Error('requested without signal: true');
       controller.abort(reason);
+    },
+    /** Once granted: a request made inside this callback (its handle: { granted, settled, ... }). */
+    requestInside(innerName, innerOptions = {}) {
+      let answer;
+      const handle = new Promise((resolve) => { answer = resolve; });
+      inside({ name: innerName, options: innerOptions, answer });
+      return {
+        granted: handle.then((inner) => inner.granted),
+        settled: handle.then((inner) => inner.settled),
+        release: (value) => handle.then((inner) => inner.release(value)),
+      };
     },
   };
 }

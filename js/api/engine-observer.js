@@ -1,0 +1,115 @@
+// The source of observeLocks (observe-locks.js) for an engine: the engine's journal of changes
+// (src/journal.cpp), read after its word changes. In shared memory the word is waited on
+// (Atomics.waitAsync: other threads' changes); changes this agent makes are picked up after each of
+// its engine calls (EngineBackend.afterCall pokes the observers of its engine).
+const RESOLVED = Promise.resolve();
+
+// Observers of each engine in this agent (EngineBackend.afterCall looks here).
+const observersOf = new WeakMap();
+
+/** The observers of `engine` in this agent: an array that stays the same object. */
+export function engineObservers(engine) {
+  let list = observersOf.get(engine);
+  if (list === undefined) observersOf.set(engine, list = []);
+  return list;
+}
+
+// Snapshot and records agree when no record came between reading them; under a stream of
+// changes, give up after this many tries (the next call catches up).
+const CONSISTENT_TRIES = 4;
+
+export class EngineObserver {
+  constructor(engine, sink) {
+    this.engine = engine;
+    this.sink = sink;
+    this.stopped = false;
+    this.scheduled = false;
+    const { position, index } = engine.observe(1);
+    this.position = position;
+    this.index = index;
+    this.seen = Atomics.load(engine.journalView(index), index);
+    this.list = engineObservers(engine);
+    this.list.push(this);
+    this.readNow = () => {
+      this.scheduled = false;
+      this.read();
+    };
+    // The first call: the state now, with the records that led to it skipped.
+    RESOLVED.then(() => {
+      if (this.stopped) return;
+      const { snapshot } = this.readConsistently();
+      this.sink.start(snapshot);
+      this.arm();
+    });
+  }
+
+  readConsistently() {
+    let records = [];
+    let snapshot;
+    for (let tries = 0; ; tries++) {
+      this.seen = Atomics.load(this.engine.journalView(this.index), this.index);
+      const read = this.engine.readJournal(this.position);
+      this.position = read.position;
+      for (const record of read.records) records.push(record);
+      snapshot = this.engine.snapshot();
+      if (Atomics.load(this.engine.journalView(this.index), this.index) === this.seen || tries === CONSISTENT_TRIES) break;
+    }
+    return { records, snapshot };
+  }
+
+  read() {
+    if (this.stopped) return;
+    const now = Atomics.load(this.engine.journalView(this.index), this.index);
+    if (now !== this.seen) {
+      const { records, snapshot } = this.readConsistently();
+      if (records.length !== 0) this.sink.changes(records, snapshot);
+    }
+    this.arm();
+  }
+
+  /** In shared memory, wait for the word to change (another thread's change). */
+  arm() {
+    if (this.stopped || !this.engine.shared || this.waiting) return;
+    const int32 = this.engine.journalView(this.index);
+    const wait = Atomics.waitAsync(int32, this.index, this.seen);
+    if (!wait.async) {
+      this.poke();
+      return;
+    }
+    this.waiting = true;
+    wait.value.then(() => {
+      this.waiting = false;
+      this.poke();
+    });
+  }
+
+  /** After an engine call of this agent: read on a later microtask if the journal moved. */
+  poke() {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    RESOLVED.then(this.readNow);
+  }
+
+  stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.list.splice(this.list.indexOf(this), 1);
+    this.engine.observe(-1);
+    // Its pending waitAsync ends (the others of this word look, find nothing new, and wait again).
+    if (this.waiting) {
+      const int32 = this.engine.journalView(this.index);
+      Atomics.add(int32, this.index, 1);
+      Atomics.notify(int32, this.index);
+    }
+  }
+}
+
+/** observeLocks's source for one engine. */
+export function engineSource(engine) {
+  return {
+    observe(sink) {
+      const observer = new EngineObserver(engine, sink);
+      return () => observer.stop();
+    },
+  };
+}
