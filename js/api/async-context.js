@@ -22,8 +22,25 @@ function runDirectly(fn, arg) {
 
 // The held lock whose callback is running: a request made in that callback's async context waits
 // inside that lock (deadlock detection, docs/api.md). Carried by Node's AsyncLocalStorage, or a
-// global AsyncContext.Variable; where neither exists, nothing is known (null).
-const heldVariable = makeHeldVariable();
+// global AsyncContext.Variable; where neither exists, only while the callback runs synchronously
+// (a request made before the callback's first await), which is still certain.
+const heldVariable = makeHeldVariable() ?? synchronousHeld();
+
+function synchronousHeld() {
+  let current;
+  return {
+    run(value, fn, arg) {
+      const outer = current;
+      current = value;
+      try {
+        return fn(arg);
+      } finally {
+        current = outer;
+      }
+    },
+    get: () => current,
+  };
+}
 
 function makeHeldVariable() {
   const AC = globalThis.AsyncContext;
@@ -39,15 +56,12 @@ function makeHeldVariable() {
   return null;
 }
 
-/** Whether requests can tell the held lock they are made inside of. */
-export const heldContextKnown = heldVariable !== null;
-
 /** Runs fn(arg) with `held` as the held lock of its async context. */
 export function runInsideHeld(held, fn, arg) {
-  return heldVariable === null ? fn(arg) : heldVariable.run(held, fn, arg);
+  return heldVariable.run(held, fn, arg);
 }
 
 /** The held lock (its LockRequest) whose callback's async context this is, or undefined. */
 export function currentHeld() {
-  return heldVariable === null ? undefined : heldVariable.get();
+  return heldVariable.get();
 }

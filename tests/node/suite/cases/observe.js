@@ -185,24 +185,29 @@ export function defineObserveCases(runner, host) {
   // pending request does not end by 'close').
   const endWaiting = host.endings.includes('terminate') ? 'terminate' : 'close';
 
+  // A cycle of n contexts, each waiting inside its lock of names[i] for names[i + 1] (requests made
+  // at once in the callback: known in every host). This context holds names[0] until every other
+  // wait is in place; then contexts[0] gets it, and its inner request closes the cycle.
   async function deadlockOf(contexts, names, { reject = false } = {}) {
     const observer = watch(host, { names });
     await observer.first;
-    const outers = [];
-    for (let i = 0; i < contexts.length; i++) {
-      const outer = contexts[i].request(names[i]);
-      await outer.granted;
-      outers.push(outer);
+    const pendingOf = (name, count) => observer.untilState((snapshot) => snapshot.pending.filter((info) => info.name === name).length === count);
+    const gate = requestHandle(locks, names[0]);
+    await gate.granted;
+    if (reject) contexts[0].setDeadlock('reject');
+    const n = contexts.length;
+    const outers = new Array(n);
+    outers[0] = contexts[0].request(names[0], { inner: { name: names[1 % n] } });
+    await pendingOf(names[0], 1);
+    for (let i = n - 1; i >= 1; i--) {
+      outers[i] = contexts[i].request(names[i], { inner: { name: names[(i + 1) % n] } });
+      await outers[i].granted;
+      await pendingOf(names[(i + 1) % n], i === n - 1 ? 2 : 1);
     }
-    const inners = [];
-    for (let i = 0; i < contexts.length; i++) {
-      const waitsFor = names[(i + 1) % names.length];
-      if (reject && i === contexts.length - 1) contexts[i].setDeadlock('reject');
-      inners.push(outers[i].requestInside(waitsFor));
-      if (i < contexts.length - 1) await observer.untilState((snapshot) => snapshot.pending.some((info) => info.name === waitsFor));
-    }
+    gate.release();
+    await outers[0].granted;
     const report = await observer.until((change) => change.type === 'deadlock');
-    return { observer, outers, inners, report };
+    return { observer, outers, report };
   }
 
   const holders = (observer) => {
@@ -219,14 +224,10 @@ export function defineObserveCases(runner, host) {
         const held = holders(observer);
         equal(report.certain, true);
         equal(report.rejected, false);
-        // The closing request (the last context's) first, then in wait order.
-        const expected = [];
-        for (let k = 0; k < size; k++) {
-          const i = (size - 1 + k) % size;
-          expected.push({ clientId: held.get(names[i]), holds: names[i], waitsFor: names[(i + 1) % size] });
-        }
-        deepEqual(report.cycle, expected);
-        equal(report.name, names[0]);
+        // The closing request (contexts[0]'s) first, then in wait order.
+        deepEqual(report.cycle, names.map((name, i) => ({ clientId: held.get(name), holds: name, waitsFor: names[(i + 1) % size] })));
+        equal(report.name, names[1]);
+        equal(new Set(report.cycle.map((member) => member.clientId)).size, size, 'one member per context');
         // Later changes come after the report: one report only.
         const sentinel = uniqueName('deadlock-sentinel');
         observer.stop();
@@ -249,13 +250,14 @@ export function defineObserveCases(runner, host) {
   test('a request that would close a certain deadlock rejects with an OperationError when its context asks for it', async () => {
     const contexts = await Promise.all([host.openContext(), host.openContext()]);
     const names = [uniqueName('deadlock-reject'), uniqueName('deadlock-reject')];
-    const { observer, inners, report } = await deadlockOf(contexts, names, { reject: true });
+    const { observer, outers, report } = await deadlockOf(contexts, names, { reject: true });
     try {
       equal(report.rejected, true);
-      const outcome = await inners[1].settled;
+      const outcome = await outers[0].inner.settled;
       equal(outcome.ok, false);
       equal(outcome.name, 'OperationError');
-      ok(!observer.changes().some((change) => change.type === 'requested' && change.name === names[0] && change.clientId === holders(observer).get(names[1])),
+      const closer = holders(observer).get(names[0]);
+      ok(!observer.changes().some((change) => change.type === 'requested' && change.name === names[1] && change.clientId === closer),
         'the rejected request was never queued');
     } finally {
       observer.stop();
@@ -269,9 +271,8 @@ export function defineObserveCases(runner, host) {
     const observer = watch(host, { names: [name] });
     try {
       await observer.first;
-      const outer = context.request(name);
+      const outer = context.request(name, { inner: { name } });
       await outer.granted;
-      outer.requestInside(name);
       const report = await observer.until((change) => change.type === 'deadlock');
       const holder = holders(observer).get(name);
       deepEqual(report.cycle, [{ clientId: holder, holds: name, waitsFor: name }]);
@@ -290,26 +291,21 @@ export function defineObserveCases(runner, host) {
     const observer = watch(host, { names: [x, y, sentinel] });
     try {
       await observer.first;
-      // Shared: a holds x shared and waits inside it for y; b holds y and asks inside it for x shared.
-      const aShared = a.request(x, { mode: 'shared' });
+      // Shared: b holds y and, inside it, x shared; a holds x shared and waits inside it for y.
+      const bHolds = b.request(y, { inner: { name: x, options: { mode: 'shared' } } });
+      await bHolds.inner.granted;
+      const aShared = a.request(x, { mode: 'shared', inner: { name: y } });
       await aShared.granted;
-      const bHolds = b.request(y);
-      await bHolds.granted;
-      aShared.requestInside(y);
       await observer.untilState((snapshot) => snapshot.pending.some((info) => info.name === y));
-      const bInner = bHolds.requestInside(x, { mode: 'shared' });
-      await bInner.granted;
-      // Outside: b's inner shared x is released; b holds y; a's request for y waits inside x.
-      // Now b asks for x exclusive outside any callback: it waits behind a's x, which waits for y.
-      bInner.release();
-      const bOutside = b.request(x);
-      await observer.until((change) => change.type === 'requested' && change.name === x && change.mode === 'exclusive');
+      // Outside: a asks for y again outside any callback, behind b, whose lock waits for nothing.
+      const aOutside = a.request(y);
+      await observer.untilState((snapshot) => snapshot.pending.filter((info) => info.name === y).length === 2);
       const mark = requestHandle(locks, sentinel);
       await mark.granted;
       mark.release();
       await observer.until(is('released', sentinel));
       equal(observer.changes().filter((change) => change.type === 'deadlock').length, 0);
-      void bOutside;
+      void aOutside;
     } finally {
       observer.stop();
       await a.end(endWaiting);

@@ -14,6 +14,8 @@ export function relayedContext({ post, listen, exited, stop }) {
     else if (message.ev === 'settled') waiting.get(`s${message.rid}`)?.(message.outcome);
     else if (message.ev === 'query') waiting.get(`q${message.qid}`)?.(message.state);
     else if (message.ev === 'stress') waiting.get('stress')?.(message.log);
+    else if (message.ev === 'option-inner-granted') waiting.get(`jg${message.rid}`)?.(message.lock);
+    else if (message.ev === 'option-inner-settled') waiting.get(`js${message.rid}`)?.(message.outcome);
     else if (message.ev === 'inner-granted') waiting.get(`ig${message.rid}`)?.(message.lock);
     else if (message.ev === 'inner-settled') waiting.get(`is${message.rid}`)?.(message.outcome);
   });
@@ -30,6 +32,7 @@ export function relayedContext({ post, listen, exited, stop }) {
         release: (value) => post({ op: 'release', rid, value }),
         fail: (message) => post({ op: 'fail', rid, message }),
         abort: () => post({ op: 'abort', rid }),
+        inner: { granted: expect(`jg${rid}`), settled: expect(`js${rid}`) },
         requestInside: (innerName, innerOptions = {}) => {
           const innerGranted = expect(`ig${rid}`);
           const innerSettled = expect(`is${rid}`);
@@ -69,6 +72,8 @@ export async function serveRelayedCommands({ locks, send, listen, close, request
   function relay(rid, handle) {
     handles.set(rid, handle);
     handle.granted.then((lock) => send({ ev: 'granted', rid, lock }));
+    handle.inner.granted.then((lock) => send({ ev: 'option-inner-granted', rid, lock }));
+    handle.inner.settled.then((outcome) => send({ ev: 'option-inner-settled', rid, outcome }));
     handle.settled.then((outcome) => {
       handles.delete(rid);
       send({ ev: 'settled', rid, outcome });
