@@ -170,13 +170,20 @@ export class HubBackend {
         const call = ++this.nextCall;
         this.observers.set(call, { sink, started: false });
         this.send({ t: C.observe, call });
+        this.watch(); // (a lost hub is noticed while observing, as while waiting)
+        this.observersChanged();
         return () => {
           if (!this.observers.delete(call)) return;
           if (this.port !== null && this.failure === null) this.send({ t: C.unobserve, call });
+          this.observersChanged();
+          this.idle();
         };
       },
     };
   }
+
+  /** Host hook: an observer was added, answered or removed (the machine host keeps its thread alive meanwhile). */
+  observersChanged() {}
 
   /** An observer's answer: the first starts it; a later start (a new hub) is a gap in its records. */
   observed(m) {
@@ -186,6 +193,7 @@ export class HubBackend {
     if (typeof m.failed === 'string') this.log('warn', `observeLocks: the hub could not observe: ${m.failed.slice(0, 300)}`);
     if (m.start === true && !observer.started) {
       observer.started = true;
+      this.observersChanged();
       observer.sink.start(snapshot);
     } else if (m.start === true) {
       observer.sink.changes([{ type: 'lost' }], snapshot);
@@ -537,7 +545,7 @@ export class HubBackend {
   }
 
   idle() {
-    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) {
+    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
     }

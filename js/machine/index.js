@@ -8,4 +8,9 @@ import { machineLocks, createMachineLockManager } from './locks.js';
 /** This thread's LockManager in the machine lock space. Connects (and starts the hub) on first use. */
 export const locks = machineLocks();
 
+/** observeLocks on this machine lock space (docs/api.md, "Observing locks"): locks.observeLocks. */
+export function observeLocks(callback, options) {
+  return locks.observeLocks(callback, options);
+}
+
 export { createMachineLockManager, LockManager, Lock };

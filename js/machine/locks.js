@@ -1,6 +1,6 @@
 // LockManagers on a machine lock space: one client of its hub per manager (per thread, in
 // practice: `machineLocks()` gives each thread one).
-import { createLockManager } from '../api/index.js';
+import { createLockManager, createObserveLocks } from '../api/index.js';
 import { MachineBackend } from './machine-backend.js';
 import { spaceFiles, defaultFolder, defaultSpaceName } from './place.js';
 import { machineSpaceChosen, chosenSpaceLockManager } from './chosen.js';
@@ -14,8 +14,18 @@ const managers = new Map(); // socket path -> this thread's LockManager on it
  * WEBLOCKS_MACHINE_SPACE, else 'default') in `folder` (default: place.js defaultFolder()).
  * Nothing connects until its first request; the hub is started then if none serves the space.
  */
-export function createMachineLockManager({ space = defaultSpaceName(), folder = defaultFolder() } = {}) {
-  return createLockManager(new MachineBackend(spaceFiles(folder, space)));
+export function createMachineLockManager({ space = defaultSpaceName(), folder = defaultFolder(), deadlock } = {}) {
+  return observableManager(new MachineBackend(spaceFiles(folder, space), { deadlock }));
+}
+
+/**
+ * A LockManager on `backend` with observeLocks(callback, options) of its own lock space (an own
+ * property of this manager: never on LockManager.prototype or navigator.locks).
+ */
+function observableManager(backend) {
+  const manager = createLockManager(backend);
+  Object.defineProperty(manager, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
+  return manager;
 }
 
 /** This thread's one LockManager on a machine lock space (created on first use). */
@@ -23,11 +33,11 @@ export function machineLocks(options = {}) {
   const files = spaceFiles(options.folder ?? defaultFolder(), options.space ?? defaultSpaceName());
   if (machineSpaceChosen() !== null && files.socket === chosenSpaceFiles().socket) {
     // The one navigator.locks and weblocks-wasm's `locks` also are (js/node/thread-locks.js).
-    return chosenSpaceLockManager(() => createLockManager(new MachineBackend(files)));
+    return chosenSpaceLockManager(() => observableManager(new MachineBackend(files)));
   }
   let locks = managers.get(files.socket);
   if (locks === undefined) {
-    locks = createLockManager(new MachineBackend(files));
+    locks = observableManager(new MachineBackend(files));
     managers.set(files.socket, locks);
   }
   return locks;

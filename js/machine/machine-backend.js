@@ -62,7 +62,7 @@ export class MachineBackend extends HubBackend {
   /** The hub's end closed: the hub died (or closed this connection). */
   socketClosed(port) {
     if (port !== this.port || this.failure !== null) return;
-    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.helloEntries === null) {
+    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0 && this.helloEntries === null) {
       // Nothing to keep: the next request connects afresh, as a newcomer (not as a survivor
       // of the lost hub: its requests queue after the re-registered ones).
       this.port = null;
@@ -77,16 +77,22 @@ export class MachineBackend extends HubBackend {
   /** Keeps the thread alive exactly while something waits for the hub's answer. */
   updateKeepAlive() {
     let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0;
+    // An observer waits for its first answer as a query does (afterwards it keeps nothing alive).
+    if (!waiting) for (const observer of this.observers.values()) if (!observer.started) { waiting = true; break; }
     if (!waiting) for (const record of this.records.values()) if (record.state !== HELD) { waiting = true; break; }
     if (waiting === this.alive) return;
     this.alive = waiting;
     if (waiting) this.keepAlive.ref(); else this.keepAlive.unref();
   }
 
-  request(name, mode, wait, listener) {
-    const token = super.request(name, mode, wait, listener);
+  request(name, mode, wait, listener, within) {
+    const token = super.request(name, mode, wait, listener, within);
     this.updateKeepAlive();
     return token;
+  }
+
+  observersChanged() {
+    this.updateKeepAlive();
   }
 
   /**

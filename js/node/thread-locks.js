@@ -30,15 +30,17 @@ export function threadLocks() {
  * observeLocks(callback, options) on this thread's lock space (docs/api.md, "Observing locks").
  */
 export function observeThreadLocks(callback, options) {
-  threadLocks();
-  if (resettable === null) {
-    throw new DOMException('observeLocks: the machine-wide lock space is observed with the machine lock manager\'s observeLocks().', 'NotSupportedError');
-  }
+  const manager = threadLocks();
+  // The machine-wide lock space this process opted into: its manager observes it.
+  if (resettable === null) return manager.observeLocks(callback, options);
   return createObserveLocks(resettable)(callback, options);
 }
 
 function machineSpaceLocks() {
-  return createLockManager(new DeferredBackend(undefined, loadMachineSpaceBackend));
+  const backend = new DeferredBackend(undefined, loadMachineSpaceBackend);
+  const manager = createLockManager(backend);
+  Object.defineProperty(manager, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
+  return manager;
 }
 
 // No require(esm) (not on every runtime the package supports): a dynamic import, during which the
