@@ -3,7 +3,7 @@
 //   import { createLockManager } from 'weblocks-wasm/etcd';
 //   const locks = createLockManager({ etcd: { hosts: ['http://10.0.0.1:2379', ...] } });
 // Granted locks carry a fencing token (lock.fencingToken). See docs/api.md, "The etcd lock space".
-import { createLockManager as managerOn, LockManager, Lock } from '../api/index.js';
+import { createLockManager as managerOn, createObserveLocks, LockManager, Lock } from '../api/index.js';
 import { EtcdBackend } from './etcd-backend.js';
 import { connectEtcd, connectEndpoints } from './load-client.js';
 import { etcdOptions } from './options.js';
@@ -23,8 +23,20 @@ export function createLockManager(options) {
   endpointsReady.catch(() => {});
   const backend = new EtcdBackend(clientReady, { ...etcd, endpointsReady });
   const locks = managerOn(backend);
+  // observeLocks of this lock space (an own property: never on LockManager.prototype).
+  Object.defineProperty(locks, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
   backends.set(locks, backend);
   return locks;
+}
+
+/**
+ * observeLocks(locks, callback, options): the lock space of a lock manager of this module (the
+ * same as locks.observeLocks(callback, options)). Deadlocks are not detected on etcd.
+ */
+export function observeLocks(locks, callback, options) {
+  const backend = backends.get(locks);
+  if (backend === undefined) throw new TypeError('observeLocks: not a lock manager of weblocks-wasm/etcd');
+  return createObserveLocks(backend)(callback, options);
 }
 
 /**
