@@ -33,7 +33,25 @@ export function toObserveArguments(callback, options) {
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw new TypeError("Failed to execute 'observeLocks': 'signal' is not an AbortSignal.");
   }
-  return { callback, wanted, signal };
+  const delay = options?.deadlockDelay === undefined ? DEFAULT_DEADLOCK_DELAY : Number(options.deadlockDelay);
+  if (!(delay >= 0) || !Number.isFinite(delay)) {
+    throw new TypeError("Failed to execute 'observeLocks': 'deadlockDelay' must be a finite number of milliseconds, 0 or more.");
+  }
+  const possible = options?.possibleDeadlocks === undefined ? !asyncContextKnownHere() : !!options.possibleDeadlocks;
+  return { callback, wanted, signal, possibleDeadlocks: possible ? delay : null };
+}
+
+// A cycle of contexts that wait for each other, where the waits may not be inside the held locks'
+// callbacks, is reported (certain: false) once it has lasted this long (ms), never sooner.
+const DEFAULT_DEADLOCK_DELAY = 1000;
+
+/**
+ * Whether this environment tells which held lock a request is made inside (AsyncContext, Node's
+ * AsyncLocalStorage): then only certain deadlocks are reported unless possibleDeadlocks is asked for.
+ */
+function asyncContextKnownHere() {
+  return typeof globalThis.AsyncContext?.Variable === 'function'
+    || typeof globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncLocalStorage === 'function';
 }
 
 function isAbortSignal(value) {
@@ -46,14 +64,18 @@ function isAbortSignal(value) {
  * A signal that is already aborted observes nothing (the callback is never called).
  */
 export function observeSource(source, callback, options) {
-  const { wanted, signal } = toObserveArguments(callback, options);
+  const { wanted, signal, possibleDeadlocks } = toObserveArguments(callback, options);
   let stopped = false;
   let stopSource = null;
   let last = null; // the last snapshot seen (all names)
+  const suspects = possibleDeadlocks === null ? null : new PossibleDeadlocks(possibleDeadlocks, () => last, (change) => {
+    if (observed(change, wanted)) deliver(last, [change]);
+  });
   const stop = () => {
     if (stopped) return;
     stopped = true;
     signal?.removeEventListener('abort', stop);
+    suspects?.stop();
     if (stopSource !== null) stopSource();
   };
   if (signal?.aborted) return stop;
@@ -76,6 +98,7 @@ export function observeSource(source, callback, options) {
         ...filtered.pending.map((info) => ({ type: 'requested', ...info })),
       ];
       deliver(snapshot, changes);
+      suspects?.look(snapshot, []);
     },
     changes(records, snapshot) {
       let changes = [];
@@ -90,8 +113,10 @@ export function observeSource(source, callback, options) {
         changes.push(record.type === 'deadlock' ? deadlockChange(record) : record);
       }
       last = snapshot;
+      const certain = changes.filter((change) => change.type === 'deadlock');
       changes = changes.filter((change) => observed(change, wanted));
       if (changes.length !== 0) deliver(snapshot, changes);
+      suspects?.look(snapshot, certain);
     },
   };
   try {
@@ -112,6 +137,99 @@ function deadlockChange(record) {
     type: 'deadlock', name: closing?.waitsFor, mode: closing?.mode, clientId: closing?.clientId,
     cycle, certain: record.certain ?? true, rejected: record.rejected === true,
   };
+}
+
+/**
+ * Cycles of contexts in a snapshot: each context of the cycle waits for a name that the next one
+ * holds in a mode that blocks it. Whether the waits are inside the held locks' callbacks is not
+ * known, so such a cycle is only a possible deadlock: reported (certain: false) once it has lasted
+ * `delay` ms, checked on the latest snapshot then, once per cycle while it lasts.
+ */
+class PossibleDeadlocks {
+  constructor(delay, current, report) {
+    this.delay = delay;
+    this.current = current;
+    this.report = report;
+    this.timers = new Map();   // cycle key -> timer
+    this.reported = new Set(); // cycle keys reported (or reported certain) and still there
+  }
+
+  look(snapshot, certain) {
+    for (const change of certain) if (change.cycle !== null) this.reported.add(cycleKey(change.cycle));
+    const cycles = contextCycles(snapshot);
+    for (const key of [...this.timers.keys()]) if (!cycles.has(key)) { clearTimeout(this.timers.get(key)); this.timers.delete(key); }
+    for (const key of [...this.reported]) if (!cycles.has(key)) this.reported.delete(key);
+    for (const key of cycles.keys()) {
+      if (this.reported.has(key) || this.timers.has(key)) continue;
+      const timer = setTimeout(() => {
+        this.timers.delete(key);
+        const still = contextCycles(this.current()).get(key);
+        if (still === undefined || this.reported.has(key)) return;
+        this.reported.add(key);
+        const closing = still[0];
+        this.report({
+          type: 'deadlock', name: closing.waitsFor, mode: closing.mode, clientId: closing.clientId,
+          cycle: still.map(({ clientId, holds, waitsFor }) => ({ clientId, holds, waitsFor })), certain: false, rejected: false,
+        });
+      }, this.delay);
+      this.timers.set(key, timer);
+    }
+  }
+
+  stop() {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+function cycleKey(cycle) {
+  return cycle.map((member) => member.clientId).sort().join('\u0000');
+}
+
+// Every elementary cycle found by a depth-first search of the contexts' wait-for graph (one per
+// set of contexts), in wait order: { clientId, holds, waitsFor, mode }.
+function contextCycles(snapshot) {
+  const holdersOf = new Map(); // name -> [info]
+  for (const info of snapshot.held) {
+    if (!holdersOf.has(info.name)) holdersOf.set(info.name, []);
+    holdersOf.get(info.name).push(info);
+  }
+  const edges = new Map(); // clientId -> [{ to, waitsFor, mode, holds }]
+  for (const wait of snapshot.pending) {
+    for (const holder of holdersOf.get(wait.name) ?? []) {
+      if (holder.clientId === wait.clientId) continue;
+      if (wait.mode === 'shared' && holder.mode === 'shared') continue;
+      if (!edges.has(wait.clientId)) edges.set(wait.clientId, []);
+      edges.get(wait.clientId).push({ to: holder.clientId, waitsFor: wait.name, mode: wait.mode });
+    }
+  }
+  const heldBy = (from, to) => edges.get(from)?.find((edge) => edge.to === to);
+  const cycles = new Map();
+  const state = new Map(); // clientId -> 1 on the path, 2 done
+  const path = [];
+  const visit = (node) => {
+    state.set(node, 1);
+    path.push(node);
+    for (const edge of edges.get(node) ?? []) {
+      if (state.get(edge.to) === 1) {
+        const members = path.slice(path.indexOf(edge.to));
+        const cycle = members.map((clientId, i) => {
+          const next = members[(i + 1) % members.length];
+          const out = heldBy(clientId, next);
+          const into = heldBy(members[(i - 1 + members.length) % members.length], clientId);
+          return { clientId, holds: into.waitsFor, waitsFor: out.waitsFor, mode: out.mode };
+        });
+        const key = cycleKey(cycle);
+        if (!cycles.has(key)) cycles.set(key, cycle);
+      } else if (state.get(edge.to) === undefined) {
+        visit(edge.to);
+      }
+    }
+    path.pop();
+    state.set(node, 2);
+  };
+  for (const node of edges.keys()) if (state.get(node) === undefined) visit(node);
+  return cycles;
 }
 
 function observed(change, wanted) {

@@ -76,9 +76,9 @@ export class MachineBackend extends HubBackend {
 
   /** Keeps the thread alive exactly while something waits for the hub's answer. */
   updateKeepAlive() {
-    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0;
-    // An observer waits for its first answer as a query does (afterwards it keeps nothing alive).
-    if (!waiting) for (const observer of this.observers.values()) if (!observer.started) { waiting = true; break; }
+    // An observer keeps the thread alive until it is stopped (as an etcd watch does): its changes
+    // come from the hub's socket, which otherwise does not.
+    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0 || this.observers.size > 0;
     if (!waiting) for (const record of this.records.values()) if (record.state !== HELD) { waiting = true; break; }
     if (waiting === this.alive) return;
     this.alive = waiting;

@@ -51,6 +51,10 @@ function watch(host, options) {
   };
 }
 
+const holders = (observer) => {
+  const snapshot = observer.calls[observer.calls.length - 1].snapshot;
+  return new Map(snapshot.held.map((info) => [info.name, info.clientId]));
+};
 const is = (type, name) => (change) => change.type === type && change.name === name;
 const summary = (changes) => changes.map((change) => `${change.type} ${change.name} ${change.mode}`);
 
@@ -180,10 +184,51 @@ export function defineObserveCases(runner, host) {
     }
   });
 
-  if (!host.deadlockDetection) return;
   // Contexts left waiting in a deadlock end from outside where the host can (a thread with a
   // pending request does not end by 'close').
   const endWaiting = host.endings.includes('terminate') ? 'terminate' : 'close';
+
+  test('a cycle of contexts waiting outside their callbacks is reported as a possible deadlock (certain: false), never before its delay', async () => {
+    const a = await host.openContext();
+    const b = await host.openContext();
+    const x = uniqueName('possible');
+    const y = uniqueName('possible');
+    const sentinel = uniqueName('possible-sentinel');
+    const soon = watch(host, { names: [x, y], possibleDeadlocks: true, deadlockDelay: 50 });
+    const late = watch(host, { names: [x, y, sentinel], possibleDeadlocks: true, deadlockDelay: 600_000 });
+    try {
+      await Promise.all([soon.first, late.first]);
+      const ax = a.request(x);
+      await ax.granted;
+      const by = b.request(y);
+      await by.granted;
+      a.request(y); // outside any callback: a's lock of x is not known to wait
+      await soon.untilState((snapshot) => snapshot.pending.length === 1);
+      b.request(x);
+      const report = await soon.until((change) => change.type === 'deadlock');
+      equal(report.certain, false);
+      const held = holders(soon);
+      const aId = held.get(x);
+      const bId = held.get(y);
+      const members = [...report.cycle].sort((m, n) => (m.holds === x ? -1 : 1) - (n.holds === x ? -1 : 1));
+      deepEqual(members, [{ clientId: aId, holds: x, waitsFor: y }, { clientId: bId, holds: y, waitsFor: x }]);
+      // With a long delay: a change after the cycle formed reaches the observer, no report before it.
+      await late.untilState((snapshot) => snapshot.pending.length === 2);
+      const mark = requestHandle(locks, sentinel);
+      await mark.granted;
+      mark.release();
+      await late.until(is('released', sentinel));
+      equal(late.changes().filter((change) => change.type === 'deadlock').length, 0);
+      equal(soon.changes().filter((change) => change.type === 'deadlock').length, 1, 'reported once');
+    } finally {
+      soon.stop();
+      late.stop();
+      await a.end(endWaiting);
+      await b.end(endWaiting);
+    }
+  });
+
+  if (!host.deadlockDetection) return;
 
   // A cycle of n contexts, each waiting inside its lock of names[i] for names[i + 1] (requests made
   // at once in the callback: known in every host). This context holds names[0] until every other
@@ -210,10 +255,6 @@ export function defineObserveCases(runner, host) {
     return { observer, outers, report };
   }
 
-  const holders = (observer) => {
-    const snapshot = observer.calls[observer.calls.length - 1].snapshot;
-    return new Map(snapshot.held.map((info) => [info.name, info.clientId]));
-  };
 
   for (const size of [2, 3]) {
     test(`a ${size}-context deadlock of requests made inside held locks is reported once, with its cycle`, async () => {
