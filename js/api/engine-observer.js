@@ -3,6 +3,11 @@
 // (Atomics.waitAsync: other threads' changes); changes this agent makes are picked up after each of
 // its engine calls (EngineBackend.afterCall pokes the observers of its engine).
 const RESOLVED = Promise.resolve();
+// Reads wait for the current burst of work to end (a macrotask): a loop of requests and releases
+// is read once, not once per change (changes are coalesced, never lost).
+const afterThisTask = typeof globalThis.setImmediate === 'function'
+  ? (task) => globalThis.setImmediate(task)
+  : (task) => setTimeout(task, 0);
 
 // Observers of each engine in this agent (EngineBackend.afterCall looks here).
 const observersOf = new WeakMap();
@@ -83,11 +88,11 @@ export class EngineObserver {
     });
   }
 
-  /** After an engine call of this agent: read on a later microtask if the journal moved. */
+  /** After an engine call of this agent, or a change of the journal's word: read after this task. */
   poke() {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
-    RESOLVED.then(this.readNow);
+    afterThisTask(this.readNow);
   }
 
   stop() {

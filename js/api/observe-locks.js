@@ -7,6 +7,7 @@
 // { type: 'deadlock', cycle, certain, rejected } or { type: 'lost' } (records are missing: the
 // snapshot tells where they led), and snapshot is the state right after the last record.
 import { domException } from './webidl.js';
+import { heldContextKnown } from './async-context.js';
 
 const CHANGE_TYPES = new Set(['requested', 'granted', 'released', 'aborted', 'stolen', 'deadlock']);
 
@@ -46,12 +47,12 @@ export function toObserveArguments(callback, options) {
 const DEFAULT_DEADLOCK_DELAY = 1000;
 
 /**
- * Whether this environment tells which held lock a request is made inside (AsyncContext, Node's
- * AsyncLocalStorage): then only certain deadlocks are reported unless possibleDeadlocks is asked for.
+ * Whether this environment tells which held lock a request is made inside, after awaits too
+ * (AsyncContext, Node 24's AsyncLocalStorage): then only certain deadlocks are reported unless
+ * possibleDeadlocks is asked for.
  */
 function asyncContextKnownHere() {
-  return typeof globalThis.AsyncContext?.Variable === 'function'
-    || typeof globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncLocalStorage === 'function';
+  return heldContextKnown;
 }
 
 function isAbortSignal(value) {
