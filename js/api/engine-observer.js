@@ -19,6 +19,18 @@ export function engineObservers(engine) {
   return list;
 }
 
+// Deno before 2.7.6 runs an Atomics.waitAsync callback only while its event loop has something
+// else to do (js/node/keep-alive.js): an observer waiting on the journal keeps a short interval
+// ticking there (unref'd: it keeps nothing alive).
+const TICK_MS = waitAsyncNeedsTicks() ? 4 : null;
+
+function waitAsyncNeedsTicks() {
+  const deno = globalThis.process?.versions?.deno ?? globalThis.Deno?.version?.deno;
+  if (deno === undefined) return false;
+  const [major, minor, patch] = String(deno).split('.').map(Number);
+  return !(major > 2 || (major === 2 && (minor > 7 || (minor === 7 && patch >= 6))));
+}
+
 // Snapshot and records agree when no record came between reading them; under a stream of
 // changes, give up after this many tries (the next call catches up).
 const CONSISTENT_TRIES = 4;
@@ -82,6 +94,10 @@ export class EngineObserver {
       return;
     }
     this.waiting = true;
+    if (TICK_MS !== null && this.ticker === undefined) {
+      this.ticker = setInterval(() => {}, TICK_MS);
+      this.ticker.unref?.();
+    }
     wait.value.then(() => {
       this.waiting = false;
       this.poke();
@@ -100,6 +116,7 @@ export class EngineObserver {
     this.stopped = true;
     this.list.splice(this.list.indexOf(this), 1);
     this.engine.observe(-1);
+    if (this.ticker !== undefined) clearInterval(this.ticker);
     // Its pending waitAsync ends (the others of this word look, find nothing new, and wait again).
     if (this.waiting) {
       const int32 = this.engine.journalView(this.index);
