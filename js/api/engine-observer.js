@@ -130,7 +130,14 @@ export class EngineObserver {
 export function engineSource(engine) {
   return {
     observe(sink) {
-      const observer = new EngineObserver(engine, sink);
+      let observer;
+      try {
+        observer = new EngineObserver(engine, sink);
+      } catch (error) {
+        // The journal's ring could not be had: the engine's capacity, as a request's would be.
+        if (error?.code === 'NO_MEMORY') throw new DOMException('observeLocks: the lock manager is out of capacity (NO_MEMORY).', 'QuotaExceededError');
+        throw error;
+      }
       return () => observer.stop();
     },
   };

@@ -190,7 +190,11 @@ export class HubBackend {
     const observer = this.observers.get(m.call);
     if (observer === undefined || !Array.isArray(m.records) || !Array.isArray(m.held) || !Array.isArray(m.pending)) return;
     const snapshot = { held: m.held, pending: m.pending };
-    if (typeof m.failed === 'string') this.log('warn', `observeLocks: the hub could not observe: ${m.failed.slice(0, 300)}`);
+    if (typeof m.failed === 'string') {
+      // (Never told a state it does not have: this observer is not called.)
+      this.log('warn', `observeLocks: the hub could not observe: ${m.failed.slice(0, 300)}`);
+      return;
+    }
     if (m.start === true && !observer.started) {
       observer.started = true;
       this.observersChanged();
