@@ -273,6 +273,27 @@ export function createObserveLocks(backend) {
   };
 }
 
+// Every LockManager made by observableLockManager(), with its observeLocks.
+const observeLocksOfManager = new WeakMap();
+
+/**
+ * For hosts: a LockManager on `backend` that can observe its lock space. ownMethod: it also gets an
+ * own observeLocks method (managers the script creates itself; never one that becomes
+ * navigator.locks, which keeps exactly the standard members). observeLocksOf() finds it either way.
+ */
+export function observableLockManager(backend, { ownMethod = true } = {}) {
+  const manager = new LockManager(CONSTRUCT, backend);
+  const observeLocks = createObserveLocks(backend);
+  observeLocksOfManager.set(manager, observeLocks);
+  if (ownMethod) Object.defineProperty(manager, 'observeLocks', { value: observeLocks, writable: true, configurable: true });
+  return manager;
+}
+
+/** The observeLocks of a manager made by observableLockManager(), or undefined. */
+export function observeLocksOf(manager) {
+  return observeLocksOfManager.get(manager);
+}
+
 /** For hosts: the LockManager of one context, served by its backend. */
 export function createLockManager(backend) {
   return new LockManager(CONSTRUCT, backend);

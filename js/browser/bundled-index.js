@@ -1,6 +1,6 @@
 // The ponyfill for bundled apps ("browser" export condition): as js/browser/index.js, with the hub
 // at the app's stable URL /weblocks/weblocks-hub.js (js/browser/served-hub.js).
-import { LockManager, Lock, createLockManager, createLocalBackend, createObserveLocks } from '../api/index.js';
+import { LockManager, Lock, createLocalBackend, createObserveLocks, observableLockManager } from '../api/index.js';
 import { contextLocks } from './context.js';
 import { locateHub } from './hub-location.js';
 import { servedHubUrl } from './served-hub.js';
@@ -14,8 +14,5 @@ export const observeLocks = createObserveLocks(context.backend);
 
 /** A LockManager on an engine in this context that serves its caller alone (no hub, no other tab). */
 export function createLocalLockManager({ deadlock } = {}) {
-  const backend = createLocalBackend({ deadlock });
-  const manager = createLockManager(backend);
-  Object.defineProperty(manager, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
-  return manager;
+  return observableLockManager(createLocalBackend({ deadlock }));
 }

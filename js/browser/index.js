@@ -1,6 +1,6 @@
 // The ponyfill (ES module): this context's LockManager without touching navigator. It reaches the
 // same hub as the polyfill (build/dist/weblocks-hub.js, or globalThis.WEBLOCKS_HUB_URL).
-import { LockManager, Lock, createLockManager, createLocalBackend, createObserveLocks } from '../api/index.js';
+import { LockManager, Lock, createLocalBackend, createObserveLocks, observableLockManager } from '../api/index.js';
 import { contextLocks } from './context.js';
 import { locateHub } from './hub-location.js';
 
@@ -18,8 +18,5 @@ export const observeLocks = createObserveLocks(context.backend);
 
 /** A LockManager on an engine in this context that serves its caller alone (no hub, no other tab). */
 export function createLocalLockManager({ deadlock } = {}) {
-  const backend = createLocalBackend({ deadlock });
-  const manager = createLockManager(backend);
-  Object.defineProperty(manager, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
-  return manager;
+  return observableLockManager(createLocalBackend({ deadlock }));
 }

@@ -2,7 +2,7 @@
 // worker_thread that loads this package shares it, whoever loaded it first: rendezvous.js). Nothing
 // global is touched: threads that die have their locks released once they have stopped, learned
 // from process.on('worker') and each Worker's 'exit', and from the kernel's thread list (thread-watch.js).
-import { createLockManager, createObserveLocks, LockManager, Lock, createLocalBackend } from '../api/index.js';
+import { observableLockManager, LockManager, Lock, createLocalBackend } from '../api/index.js';
 import { threadLocks, observeThreadLocks } from './thread-locks.js';
 
 /** This thread's LockManager, shared with every thread of the process. Usable at once. */
@@ -20,11 +20,7 @@ export const observeLocks = observeThreadLocks;
  * The manager's observeLocks(callback, options) observes its own lock space.
  */
 export function createLocalLockManager({ deadlock } = {}) {
-  const backend = createLocalBackend({ deadlock });
-  const locks = createLockManager(backend);
-  // An own property of this manager, never of LockManager.prototype.
-  Object.defineProperty(locks, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
-  return locks;
+  return observableLockManager(createLocalBackend({ deadlock }));
 }
 
 export { LockManager, Lock };

@@ -46,3 +46,12 @@ test('a gap in the records is replaced by the changes between the snapshots arou
     'released a A', 'released b B', 'granted a C', 'aborted c D', 'requested e E', 'granted e E', 'requested d F',
   ]);
 });
+
+test('observeLocks is never a member of navigator.locks or of LockManager.prototype', async () => {
+  await import('../../../js/node/register.js');
+  const { observeLocks } = await import('../../../js/node/index.js');
+  assert.equal(typeof observeLocks, 'function');
+  assert.equal('observeLocks' in globalThis.navigator.locks, false);
+  assert.equal(Object.hasOwn(globalThis.LockManager.prototype, 'observeLocks'), false);
+  assert.equal(typeof createLocalLockManager().observeLocks, 'function', 'a manager the script creates has its own');
+});
