@@ -21,8 +21,11 @@ export interface FencedLock extends Lock {
 export interface MachineLockManager extends LockManager {
   request<T>(name: string, callback: (lock: FencedLock | null) => T): Promise<T>;
   request<T>(name: string, options: LockOptions, callback: (lock: FencedLock | null) => T): Promise<T>;
-  /** Watches this manager's machine lock space; keeps the thread alive until stopped. */
-  observeLocks(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
+  /**
+   * Watches this manager's machine lock space; keeps the thread alive until stopped. Absent on the
+   * manager that is the process's navigator.locks (use observeLocks() of this module there).
+   */
+  observeLocks?(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
 }
 
 /** locks.observeLocks: this thread's machine lock space, watched without polling. */
@@ -41,4 +44,6 @@ export interface MachineLockSpaceOptions {
 }
 
 /** A new LockManager (a client of its own, with its own clientId) in a machine lock space. */
-export declare function createMachineLockManager(options?: MachineLockSpaceOptions): MachineLockManager;
+export declare function createMachineLockManager(options?: MachineLockSpaceOptions): MachineLockManager & {
+  observeLocks(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
+};
