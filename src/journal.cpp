@@ -23,6 +23,11 @@ class RecordWriter {
     while (journal->head + bytes - journal->oldest > journal->capacity) {
       uint32_t size = 0;
       read_word(journal->oldest, &size);
+      // (A size that cannot be, after an agent died mid-record: drop every record kept.)
+      if (size < sizeof(wl_journal_record) || size > journal->head - journal->oldest) {
+        journal->oldest = journal->head;
+        break;
+      }
       journal->oldest += size;
     }
   }
@@ -144,6 +149,10 @@ int32_t journal_read(Engine* engine, double* position, unsigned char* out, uint3
     uint32_t size = 0;
     auto* word = reinterpret_cast<unsigned char*>(&size);
     for (uint32_t i = 0; i < 4; i++) word[i] = journal->ring[(at + i) % journal->capacity];
+    if (size < sizeof(wl_journal_record) || size > journal->head - at) {  // (see RecordWriter)
+      at = journal->head;
+      break;
+    }
     if (copied + size > capacity) break;
     for (uint32_t i = 0; i < size; i++) out[copied + i] = journal->ring[(at + i) % journal->capacity];
     copied += size;
