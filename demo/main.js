@@ -16,6 +16,7 @@ import { createTimelineView } from './ui/timeline.js';
 import { createQueueView } from './ui/queues.js';
 import { createElection } from './scenarios/election.js';
 import { createRefreshRace } from './scenarios/refresh-race.js';
+import { createDeadlockScenario } from './scenarios/deadlock.js';
 
 const app = document.getElementById('app');
 const requested = requestedImplementation();
@@ -51,8 +52,11 @@ const table = createLockTable({ selfName });
 const timeline = new Timeline();
 const timelineView = createTimelineView({ timeline, selfName });
 const queues = createQueueView({ selfName });
+// The polyfill's observeLocks (js/browser/install.js): the live view is pushed, not re-read.
+const observeLocks = implementation.kind === 'polyfill' ? globalThis[Symbol.for('weblocks-wasm.observeLocks')] ?? null : null;
 const view = new LockView({
-  locks, selfName,
+  locks, selfName, observeLocks,
+  onDeadlock: (change) => deadlock.report(change),
   onChange: () => {
     const rows = view.rows();
     table.update(rows);
@@ -84,10 +88,11 @@ const markAndTell = (event) => {
 const book = new RequestBook(locks, () => { controls.update(book.list()); announce(); }, markAndTell);
 const election = createElection({ locks, bus, selfName, onActivity: announce });
 const race = createRefreshRace({ locks, bus, selfName, onActivity: announce });
+const deadlock = createDeadlockScenario({ locks, selfName, observing: observeLocks !== null, nameOf: (clientId) => view.contextNameOf(clientId), onActivity: announce });
 const presence = createPresence({
   locks, bus, name: selfName, kind: 'tab', implementation,
   sources: [() => book.active(), election.activity, race.activity],
-  onSnapshot: (snapshot, ownAnnouncement) => { view.handle(ownAnnouncement); view.setSnapshot(snapshot); },
+  onSnapshot: (snapshot, ownAnnouncement) => { view.handle(ownAnnouncement); view.offerSnapshot(snapshot); },
 });
 
 const controls = createControls({
@@ -135,11 +140,11 @@ app.replaceChildren(
     h('button', { dataset: { testid: 'start-worker' }, onclick: () => workers.start() }, 'Start a dedicated worker')),
   timelineView.element,
   h('div', { class: 'columns' }, queues.element, table.element),
-  h('div', { class: 'columns' }, h('div', {}, controls.element, workers.element), h('div', {}, election.element, race.element)),
+  h('div', { class: 'columns' }, h('div', {}, controls.element, workers.element), h('div', {}, election.element, race.element, deadlock.element)),
 );
 
 // The timer only re-renders elapsed times and this tab's own hub connection line; the lock state
-// is re-read on announcements only.
+// is pushed by observeLocks (the polyfill), or re-read on announcements only (native locks).
 setInterval(() => { timelineView.render(); table.tick(); controls.tick(); workers.tick(); status.refresh(); }, 250);
 addEventListener('pagehide', () => presence.leave());
 presence.greet();

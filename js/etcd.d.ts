@@ -1,9 +1,11 @@
 // Types of "./etcd": the Web Locks API on a lock space kept in an etcd cluster (Node only; needs
 // the npm package etcd3). See docs/api.md, "The etcd lock space".
-import type { Lock, LockManager, LockOptions } from './index.js';
+import type { Lock, LockManager, LockOptions, ObserveLocksCallback, ObserveLocksOptions } from './index.js';
 
 export { Lock, LockManager } from './index.js';
-export type { LockOptions, LockInfo, LockManagerSnapshot, LockMode } from './index.js';
+export type {
+  LockOptions, LockInfo, LockManagerSnapshot, LockMode, ObserveLocksCallback, ObserveLocksOptions, LockSpaceChange,
+} from './index.js';
 
 export interface EtcdLockSpaceOptions {
   /** The etcd endpoints, e.g. ["http://10.0.0.1:2379", "http://10.0.0.2:2379"] (or one comma-separated string). */
@@ -39,7 +41,12 @@ export interface FencedLock extends Lock {
 export interface EtcdLockManager extends LockManager {
   request<T>(name: string, callback: (lock: FencedLock | null) => T): Promise<T>;
   request<T>(name: string, options: LockOptions, callback: (lock: FencedLock | null) => T): Promise<T>;
+  /** Watches this lock space (one etcd watch). Deadlocks are not detected on etcd. */
+  observeLocks(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
 }
+
+/** locks.observeLocks(callback, options) for a lock manager of this module. */
+export declare function observeLocks(locks: LockManager, callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
 
 /** A LockManager on etcd; returned at once (the etcd client loads in the background). */
 export declare function createLockManager(options: { etcd: EtcdLockSpaceOptions }): EtcdLockManager;

@@ -53,8 +53,84 @@ export declare class LockManager {
  */
 export declare const locks: LockManager;
 
+/** A lock or request as observeLocks reports it (query()'s LockInfo, every member filled). */
+export interface ObservedLockInfo {
+  name: string;
+  mode: LockMode;
+  clientId: string;
+}
+
+export interface ObservedSnapshot {
+  held: ObservedLockInfo[];
+  pending: ObservedLockInfo[];
+}
+
+/** One member of a deadlock cycle: it holds `holds` and, inside that lock, waits for `waitsFor`. */
+export interface DeadlockMember {
+  clientId: string;
+  holds: string;
+  waitsFor: string;
+}
+
+export type LockChangeType = 'requested' | 'granted' | 'released' | 'aborted' | 'stolen';
+
+export interface LockChange extends ObservedLockInfo {
+  type: LockChangeType;
+}
+
 /**
- * Node only (the "node" export condition): a LockManager on an in-context engine that serves its
- * caller alone, sharing nothing with other threads.
+ * A deadlock: certain (requests made inside the held locks' callbacks: none of them is ever
+ * released) or possible (certain: false, a cycle of contexts waiting for each other that lasted
+ * deadlockDelay). name, mode and clientId are those of the closing request (cycle[0]).
  */
-export declare function createLocalLockManager(): LockManager;
+export interface DeadlockChange {
+  type: 'deadlock';
+  name: string | undefined;
+  mode: LockMode | undefined;
+  clientId: string | undefined;
+  /** In wait order (each waits for what the next holds); null when too long to list. */
+  cycle: DeadlockMember[] | null;
+  certain: boolean;
+  /** The closing request was rejected with an OperationError (the deadlock: 'reject' option). */
+  rejected: boolean;
+}
+
+export type LockSpaceChange = LockChange | DeadlockChange;
+
+export interface ObserveLocksOptions {
+  /** Observe only these names (an array, or a function of a name). */
+  names?: readonly string[] | ((name: string) => boolean);
+  /** Stops observing when aborted. */
+  signal?: AbortSignal;
+  /** Report possible deadlocks (certain: false). Default: where requests' async context is unknown. */
+  possibleDeadlocks?: boolean;
+  /** How long (ms) a possible deadlock must last before it is reported (default 1000). */
+  deadlockDelay?: number;
+}
+
+/**
+ * callback(snapshot, changes): once at once with the current state (changes: `granted` for each
+ * held lock, `requested` for each pending request), then after every change of the observed names,
+ * in the order the lock space made them (several may come together under load; the last call
+ * always shows the current state).
+ */
+export type ObserveLocksCallback = (snapshot: ObservedSnapshot, changes: LockSpaceChange[]) => void;
+
+/** Watches this context's lock space without polling. Returns a function that stops. */
+export declare function observeLocks(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
+
+/** A LockManager that can observe its own lock space (an own method: never LockManager.prototype's). */
+export interface ObservableLockManager extends LockManager {
+  observeLocks(callback: ObserveLocksCallback, options?: ObserveLocksOptions): () => void;
+}
+
+export interface LocalLockManagerOptions {
+  /** 'reject': a request that would close a certain deadlock rejects with an OperationError. */
+  deadlock?: 'reject' | 'report';
+}
+
+/**
+ * A LockManager on an in-context engine that serves its caller alone, sharing nothing with other
+ * threads (or tabs); its observeLocks observes that engine.
+ */
+export declare function createLocalLockManager(options?: LocalLockManagerOptions): ObservableLockManager;

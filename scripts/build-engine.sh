@@ -21,7 +21,7 @@ grep -v -e '^\[' -e '^Consolidate' -e 'Built target' -e 'Scanning dependencies' 
 # ---- wasm ----
 out=build/wasm
 mkdir -p "$out"
-sources=(src/arena.cpp src/names.cpp src/algorithms.cpp src/c_api.cpp src/undo.cpp wasm/platform_wasm.cpp wasm/engine_wasm.cpp)
+sources=(src/arena.cpp src/names.cpp src/algorithms.cpp src/journal.cpp src/deadlock.cpp src/c_api.cpp src/undo.cpp wasm/platform_wasm.cpp wasm/engine_wasm.cpp)
 inputs=("${sources[@]}" src/*.h include/weblocks/*.h wasm/exports.txt scripts/build-engine.sh)
 
 up_to_date() {  # up_to_date OUTPUT: is it newer than every input?

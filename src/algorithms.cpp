@@ -199,6 +199,7 @@ void process_the_lock_request_queue(Engine* engine, Queue* queue, const Entry* r
     put(queue->held_count, queue->held_count + 1);
     if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
     engine->held.push_back(request);
+    journal_entry(engine, WL_CHANGE_GRANTED, request);
     // 2.1.11 the callback runs in the requesting agent: tell it
     if (request != requested) post_event(request->client, WL_EVENT_GRANTED, id_of(request));
   }
@@ -214,6 +215,38 @@ void grant_fresh(Engine* engine, Entry* request) {
   if (request->mode == WL_EXCLUSIVE) put(queue->exclusive_held_count, queue->exclusive_held_count + 1);
   engine->held.push_back_fresh(request);
   request->client->held.push_back_fresh(request);
+  journal_entry(engine, WL_CHANGE_GRANTED, request);
+}
+
+// Each client of a certain deadlock gets WL_EVENT_DEADLOCK for its waiting request. The room for
+// it is taken now, beyond what its entries reserve; a client for whom none can be had is not told.
+void tell_one(Engine* engine, Entry* waiting) {
+  uint32_t added = 0;
+  if (reserve_inbox(engine, waiting->client, 1, &added)) post_event(waiting->client, WL_EVENT_DEADLOCK, id_of(waiting));
+}
+
+void tell_deadlock(Engine* engine, Entry* request, const Cycle& cycle) {
+  tell_one(engine, request);
+  for (uint32_t k = 1; k < cycle.count; k++) tell_one(engine, cycle.waits[k]);
+}
+
+void write_cycle_out(const RequestWithin& within, const Cycle& cycle) {
+  if (!within.cycle_out || within.cycle_capacity < 4) return;
+  struct Out {
+    unsigned char* at;
+  } out{within.cycle_out};
+  if (cycle_bytes(cycle) > within.cycle_capacity) {
+    static const uint32_t kNone = 0;
+    copy_bytes(out.at, &kNone, 4);
+    return;
+  }
+  write_cycle(
+      [](void* context, const void* bytes, uint32_t length) {
+        auto* out = static_cast<Out*>(context);
+        copy_bytes(out->at, bytes, length);
+        out->at += length;
+      },
+      &out, cycle);
 }
 
 }  // namespace
@@ -249,7 +282,7 @@ int32_t open_client(Engine* engine, const uint16_t* client_id, uint32_t length, 
 
 // Spec 4.1: request a lock.
 int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uint32_t length,
-                       uint32_t mode, uint32_t wait_mode, double* id) {
+                       uint32_t mode, uint32_t wait_mode, double* id, const RequestWithin& within) {
   // 2.2 let queue be the lock request queue for name; 2.3 held is engine->held.
   uint32_t hash = hash_name(name, length);
   Queue* queue = find_queue(engine, name, length, hash);
@@ -258,6 +291,24 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
   // go to the back, so it is grantable only if nothing is pending (2.5 step 7).
   if (wait_mode == WL_NO_WAIT && queue && (!queue->pending.empty() || !grantable_at_front(queue, mode)))
     return WL_NOT_AVAILABLE;
+
+  // A request that will wait, made inside a held lock of its client: does its wait close a
+  // cycle of such waits (deadlock.cpp)? Looked for before anything changes.
+  Entry* under = nullptr;
+  Cycle cycle;
+  bool deadlock = false;
+  if (within.under != 0 && wait_mode == WL_WAIT && queue && !(queue->pending.empty() && grantable_at_front(queue, mode))) {
+    under = engine->entries.find(within.under);
+    if (under && (under->client != client || under->state != EntryState::kHeld)) under = nullptr;
+    deadlock = find_deadlock(engine, queue, mode, under, &cycle);
+    if (deadlock) {
+      write_cycle_out(within, cycle);
+      if (within.flags & WL_REJECT_DEADLOCK) {
+        journal_deadlock(engine, cycle, 1);
+        return WL_DEADLOCK;
+      }
+    }
+  }
 
   // Allocate everything first: the entry slot, inbox room, the queue of a new name.
   bool too_many = false;
@@ -279,6 +330,7 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
   request->mode = mode;
   request->queue = queue;
   request->client = client;
+  request->under = under ? within.under : 0;
   put(client->entry_count, client->entry_count + 1);
 
   if (wait_mode == WL_PREEMPT) {
@@ -287,22 +339,30 @@ int32_t request_a_lock(Engine* engine, Client* client, const uint16_t* name, uin
     while (Entry* lock = queue->held.head) {
       double stolen_id = id_of(lock);
       Client* holder = lock->client;
+      journal_entry(engine, WL_CHANGE_STOLEN, lock);
       remove_held(engine, lock);
       forget_entry(engine, lock);
       post_event(holder, WL_EVENT_STOLEN, stolen_id);
     }
+    journal_entry(engine, WL_CHANGE_REQUESTED, request);
     // 2.4.2 prepend request in queue; 2.6 process the queue: the request is first and nothing
     // of this name is held, so it is granted, and the next request (if any) waits behind it.
     grant_fresh(engine, request);
   } else if (queue->pending.empty() && grantable_at_front(queue, mode)) {
     // 2.5.2 enqueue request; 2.6 process the queue: it is the only request, and grantable.
+    journal_entry(engine, WL_CHANGE_REQUESTED, request);
     grant_fresh(engine, request);
   } else {
+    journal_entry(engine, WL_CHANGE_REQUESTED, request);
     // 2.5.2 enqueue request in queue. 2.6 processing would change nothing: the first request
     // was not grantable before (or it would have been granted) and still is not.
     queue->pending.push_back_fresh(request);
     engine->pending.push_back_fresh(request);
     client->pending.push_back_fresh(request);
+    if (deadlock) {
+      journal_deadlock(engine, cycle, 0);
+      tell_deadlock(engine, request, cycle);
+    }
   }
   *id = id_of(request);
   return request->state == EntryState::kHeld ? WL_GRANTED : WL_QUEUED;
@@ -313,6 +373,7 @@ bool release_a_lock(Engine* engine, Client* client, double id) {
   Entry* lock = engine->entries.find(id);
   if (!lock || lock->client != client || lock->state != EntryState::kHeld) return false;
   Queue* queue = lock->queue;               // 2-5 the queue of the lock's name
+  journal_entry(engine, WL_CHANGE_RELEASED, lock);
   remove_held(engine, lock);                // 6 remove lock from the held lock set
   forget_entry(engine, lock);
   process_the_lock_request_queue(engine, queue, nullptr);  // 7
@@ -325,6 +386,7 @@ bool abort_a_request(Engine* engine, Client* client, double id) {
   Entry* request = engine->entries.find(id);
   if (!request || request->client != client || request->state != EntryState::kPending) return false;
   Queue* queue = request->queue;            // 2-5
+  journal_entry(engine, WL_CHANGE_ABORTED, request);
   queue->pending.remove(request);           // 6 remove request from queue
   engine->pending.remove(request);
   forget_entry(engine, request);
@@ -363,6 +425,18 @@ void agent_termination(Engine* engine, Client* client) {
   engine->open_clients.remove(client);
   engine->clients.give_back(client);
   ring_doorbell(client);  // a waiter on this doorbell wakes and finds its client gone
+}
+
+int32_t deadlock_cycle(Engine* engine, Client* client, double id, unsigned char* out, uint32_t capacity) {
+  Entry* request = engine->entries.find(id);
+  if (!request || request->client != client || request->state != EntryState::kPending || !request->under) return 0;
+  Entry* under = engine->entries.find(request->under);
+  if (!under || under->state != EntryState::kHeld) return 0;
+  Cycle cycle;
+  if (!find_deadlock(engine, request->queue, request->mode, under, &cycle) || cycle_bytes(cycle) > capacity) return 0;
+  RequestWithin within{0, 0, out, capacity};
+  write_cycle_out(within, cycle);
+  return static_cast<int32_t>(cycle_bytes(cycle));
 }
 
 uint32_t take_events(Engine* engine, Client* client, wl_event_record* out, uint32_t capacity) {

@@ -156,8 +156,47 @@ int32_t wl_request(wl_engine* handle, double client_handle, const uint16_t* name
   WL_LOCK_OR_BUSY(engine);
   Client* client = engine->clients.find(client_handle);
   if (!client) return WL_BAD_CLIENT;
-  auto call = [&] { return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id); };
+  wl::RequestWithin within{0, 0, nullptr, 0};
+  auto call = [&] { return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id, within); };
   return held_mutex.retry_after_merge(call(), call);
+}
+
+int32_t wl_request_within(wl_engine* handle, double client_handle, const uint16_t* name, uint32_t name_length,
+                          uint32_t mode, uint32_t wait_mode, double under, uint32_t flags, double* id,
+                          void* cycle_out, uint32_t cycle_capacity) {
+  Engine* engine = wl::as_engine(handle);
+  if (mode > WL_SHARED || wait_mode > WL_PREEMPT || name_length >= 0x40000000u) return WL_BAD_ARGUMENT;
+  if (wait_mode == WL_PREEMPT && mode != WL_EXCLUSIVE) return WL_BAD_ARGUMENT;  // spec 4.x step 7
+  WL_LOCK_OR_BUSY(engine);
+  Client* client = engine->clients.find(client_handle);
+  if (!client) return WL_BAD_CLIENT;
+  wl::RequestWithin within{under, flags, static_cast<unsigned char*>(cycle_out), cycle_capacity};
+  auto call = [&] { return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id, within); };
+  return held_mutex.retry_after_merge(call(), call);
+}
+
+int32_t wl_deadlock_cycle(wl_engine* handle, double client_handle, double id, void* out, uint32_t capacity) {
+  Engine* engine = wl::as_engine(handle);
+  WL_LOCK_OR_BUSY(engine);
+  Client* client = engine->clients.find(client_handle);
+  if (!client) return WL_BAD_CLIENT;
+  return wl::deadlock_cycle(engine, client, id, static_cast<unsigned char*>(out), capacity);
+}
+
+int32_t wl_observe(wl_engine* handle, int32_t delta, double* out) {
+  Engine* engine = wl::as_engine(handle);
+  WL_LOCK_OR_BUSY(engine);
+  int32_t result = wl::journal_observe(engine, delta);
+  if (result < 0) return result;
+  out[0] = static_cast<double>(engine->journal.head);
+  out[1] = static_cast<double>(reinterpret_cast<uintptr_t>(&engine->journal.seq));
+  return 0;
+}
+
+int32_t wl_read_journal(wl_engine* handle, double* position, void* out, uint32_t capacity) {
+  Engine* engine = wl::as_engine(handle);
+  WL_LOCK_OR_BUSY(engine);
+  return wl::journal_read(engine, position, static_cast<unsigned char*>(out), capacity);
 }
 
 int32_t wl_name_buffer(wl_engine* handle, double client_handle, uint32_t length, uint16_t** buffer) {

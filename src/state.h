@@ -29,6 +29,9 @@ struct Entry {
   Link<Entry> queue_link;   // in queue->pending or queue->held
   Link<Entry> global_link;  // in engine pending (request order) or held (grant order)
   Link<Entry> client_link;  // in client->pending (request order) or client->held (grant order)
+  // The id of the client's held lock inside whose callback this request was made (0: none or
+  // unknown): a wait inside a held lock, an edge of the wait-for graph (deadlock.cpp).
+  double under;
 };
 
 using QueueList = List<Entry, &Entry::queue_link>;
@@ -89,6 +92,18 @@ struct Client {
 
 using OpenClientList = List<Client, &Client::open_link>;
 
+// The observed changes (journal.cpp): a ring of records, allocated while someone observes.
+// Positions count bytes written since the engine began; a reader behind `oldest` has lost records.
+struct Journal {
+  unsigned char* ring;
+  uint32_t capacity;   // bytes (0: no ring)
+  uint32_t observers;  // wl_observe(+1) calls not yet undone
+  uint64_t head;       // position of the next record
+  uint64_t oldest;     // position of the oldest record still in the ring
+  // Bumped (and notified) after each record: what observers wait on. Its address never changes.
+  uint32_t seq;
+};
+
 struct Engine {
   wl_engine_header header;  // first: the mutex word (layout.h)
   Arena arena;
@@ -100,6 +115,7 @@ struct Engine {
   GlobalList pending;  // every pending request, in request order
   UndoLog undo;        // the current call's writes (undo.h)
   uint32_t broken;     // a dead holder's call could not be rolled back: refuse all calls
+  Journal journal;     // observed changes (empty while nobody observes)
 };
 
 // Name table (names.cpp)
@@ -113,5 +129,32 @@ void free_queue(Engine* engine, Queue* queue);
 bool reserve_name(Engine* engine);
 void insert_queue(Engine* engine, Queue* queue);
 void remove_queue(Engine* engine, Queue* queue);
+
+// Observed changes (journal.cpp). Each records nothing, at the cost of one test, while nobody observes.
+void journal_entry(Engine* engine, uint32_t type, const Entry* entry);
+struct Cycle;
+void journal_deadlock(Engine* engine, const Cycle& cycle, uint32_t flags);
+int32_t journal_observe(Engine* engine, int32_t delta);
+int32_t journal_read(Engine* engine, double* position, unsigned char* out, uint32_t capacity);
+
+// Deadlock (deadlock.cpp): a cycle of waits made inside held locks that a request for `queue` in
+// `mode` by the holder of `under`, made inside that lock, would close. Member 0 is the requester
+// (holds `under`, waits for queue); member k > 0 holds holds[k] and waits, inside it, with waits[k]
+// for what member k + 1 (or 0) holds. The search visits at most kMaxHeld held locks (a longer
+// chain of waits is not searched: such a cycle goes unreported).
+struct Cycle {
+  static constexpr uint32_t kMaxHeld = 256;
+  uint32_t count;
+  const Queue* queue;  // what the requester waits for
+  uint32_t mode;
+  Entry* holds[kMaxHeld + 1];
+  Entry* waits[kMaxHeld + 1];  // waits[0] is unused (the request is not made yet)
+};
+bool find_deadlock(Engine* engine, const Queue* queue, uint32_t mode, Entry* under, Cycle* cycle);
+// The bytes write_cycle takes (layout.h: a uint32 count, then wl_cycle_member records).
+uint32_t cycle_bytes(const Cycle& cycle);
+// Writes the cycle (cycle_bytes of it) through emit(context, bytes, length).
+using Emit = void (*)(void* context, const void* bytes, uint32_t length);
+void write_cycle(Emit emit, void* context, const Cycle& cycle);
 
 }  // namespace wl

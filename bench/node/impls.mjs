@@ -25,6 +25,18 @@ async function loadOurs() {
   return { locks, capabilities: { threads: true, steal: true, query: true } };
 }
 
+// Ours with one observer of the whole lock space (observeLocks) that counts the changes it is told:
+// the cost of an observed request, next to ours unobserved.
+async function loadOursObserved() {
+  const ours = await loadOurs();
+  const { observeLocks } = await import('../../js/node/index.js');
+  let changes = 0;
+  // One observer, in the main thread (the benchmark's worker threads load this contender too).
+  const { isMainThread } = await import('node:worker_threads');
+  if (isMainThread) observeLocks((snapshot, told) => { changes += told.length; });
+  return { ...ours, changesSeen: () => changes };
+}
+
 function loadNative() {
   if (typeof navigator === 'undefined' || typeof navigator.locks?.request !== 'function') {
     throw new Error(`this Node (${process.version}) has no built-in navigator.locks`);
@@ -56,6 +68,7 @@ export async function loadImpl(name) {
   switch (name) {
     case 'native': return loadNative();
     case 'ours': return loadOurs();
+    case 'ours-observed': return loadOursObserved();
     case 'web-locks': return loadWebLocks();
     case 'async-mutex': return loadAsyncMutex();
     default: throw new Error(`unknown contender ${name}`);

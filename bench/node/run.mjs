@@ -21,12 +21,18 @@ export const NODE_CONTENDERS = {
   'ours-node20': { impl: 'ours', node: NODE_SYSTEM, label: 'ours, Node 20' },
   'web-locks': { impl: 'web-locks', node: NODE24, label: 'web-locks (npm), Node 24' },
   'async-mutex': { impl: 'async-mutex', node: NODE24, label: 'async-mutex (npm, in-thread only), Node 24' },
+  // (not "ours-": the ratio column is then ours unobserved / ours observed)
+  'observed-node24': { impl: 'ours-observed', node: NODE24, label: 'ours, Node 24, with one observeLocks observer' },
 };
 
 const OURS = ['ours-node24', 'ours-node20'];
 export const NODE_COMPARISONS = [
   { id: 'node-uncontended', scenario: 'uncontended', title: 'Uncontended request() in one thread', unit: 'µs/request', better: 'lower',
     contenders: ['native', ...OURS, 'web-locks', 'async-mutex'] },
+  { id: 'node-observed-uncontended', scenario: 'uncontended', title: 'Uncontended request() in one thread, unobserved and observed (ours vs ours)', unit: 'µs/request', better: 'lower',
+    contenders: ['ours-node24', 'observed-node24'] },
+  { id: 'node-observed-handoff-2', scenario: 'handoff-2', title: '2 threads handing one lock back and forth, unobserved and observed (ours vs ours)', unit: 'handoffs/s', better: 'higher',
+    contenders: ['ours-node24', 'observed-node24'] },
   { id: 'node-handoff-2', scenario: 'handoff-2', title: '2 threads handing one exclusive lock back and forth', unit: 'handoffs/s', better: 'higher',
     contenders: ['native', ...OURS, 'web-locks'] },
   { id: 'node-handoff-4', scenario: 'handoff-4', title: '4 threads handing one exclusive lock around', unit: 'handoffs/s', better: 'higher',

@@ -1,7 +1,8 @@
-// A tab's live view of every held and pending lock of the origin: query() is the truth; the
-// contexts' announcements add who they are and since when each lock was held or waited for.
-// It re-reads only when told something changed (an announcement, its own change, a context's
-// death), never on a timer. A context's death is seen through the lock space itself: for every
+// A tab's live view of every held and pending lock of the origin. On the polyfill it is fed by
+// observeLocks (the lock space pushes every change: no re-reading at all); on native locks, which
+// have no such thing, query() is re-read when told something changed (an announcement, its own
+// change, a context's death), never on a timer. The contexts' announcements add who they are and
+// since when each lock was held or waited for. A context's death is seen through the lock space itself: for every
 // other context's name lock, this tab keeps one pending shared request, granted only when that
 // context is gone (closed, crashed or terminated); it then lets go at once and re-reads.
 import { NAME_LOCK_PREFIX, contextNameOfLock } from './context-name.js';
@@ -19,12 +20,29 @@ export class LockView {
   #again = false;
 
   #onGone;
+  #observing = false;
 
-  constructor({ locks, selfName, onChange, onGone = () => {} }) {
+  /**
+   * observeLocks: the polyfill's (or null: re-read query()); onDeadlock(change): a deadlock the
+   * lock space reported (observeLocks only).
+   */
+  constructor({ locks, selfName, onChange, onGone = () => {}, observeLocks = null, onDeadlock = () => {} }) {
     this.#onGone = onGone;
     this.#locks = locks;
     this.#selfName = selfName;
     this.#onChange = onChange;
+    if (observeLocks !== null) {
+      this.#observing = true;
+      observeLocks((snapshot, changes) => {
+        this.setSnapshot(snapshot);
+        for (const change of changes) if (change.type === 'deadlock') onDeadlock(change);
+      });
+    }
+  }
+
+  /** whether the view is pushed by observeLocks */
+  get observing() {
+    return this.#observing;
   }
 
   handle(message) {
@@ -37,8 +55,15 @@ export class LockView {
     }
   }
 
+  /** a snapshot read by someone else (a context's own query()): only used while not observing */
+  offerSnapshot(snapshot) {
+    if (!this.#observing) this.setSnapshot(snapshot);
+    else this.#onChange();
+  }
+
   /** re-read the lock state (coalesced: one query in flight, one more after it if asked again) */
   async refresh() {
+    if (this.#observing) { this.#onChange(); return; } // (observeLocks keeps the state: only the announcements changed)
     if (this.#inFlight) { this.#again = true; return; }
     this.#inFlight = true;
     try {
@@ -90,6 +115,12 @@ export class LockView {
       .filter((announcement) => !inSpace.some((context) => context.name === announcement.name))
       .map((announcement) => ({ name: announcement.name, clientId: null, implementation: announcement.implementation, parent: announcement.parent ?? null, inLockSpace: false }));
     return [...inSpace, ...elsewhere].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  }
+
+  /** the context name of a clientId (from its name lock), or null */
+  contextNameOf(clientId) {
+    const claim = this.#claims().find((lock) => lock.clientId === clientId);
+    return claim === undefined ? null : contextNameOfLock(claim.name);
   }
 
   /** rows for the table: every held then every pending lock, with context name and start time */

@@ -20,8 +20,17 @@ typedef struct wl_engine wl_engine;
 
 enum wl_mode { WL_EXCLUSIVE = 0, WL_SHARED = 1 };
 enum wl_wait_mode { WL_WAIT = 0, WL_NO_WAIT = 1 /* ifAvailable */, WL_PREEMPT = 2 /* steal */ };
-enum wl_status { WL_GRANTED = 1, WL_QUEUED = 2, WL_NOT_AVAILABLE = 3 };
-enum wl_event_type { WL_EVENT_GRANTED = 1, WL_EVENT_STOLEN = 2 };
+enum wl_status { WL_GRANTED = 1, WL_QUEUED = 2, WL_NOT_AVAILABLE = 3,
+                 WL_DEADLOCK = 4 /* wl_request_within with WL_REJECT_DEADLOCK: not queued */ };
+/* WL_EVENT_DEADLOCK: the request (still pending) is in a certain deadlock (wl_deadlock_cycle). */
+enum wl_event_type { WL_EVENT_GRANTED = 1, WL_EVENT_STOLEN = 2, WL_EVENT_DEADLOCK = 3 };
+/* Journal record types (wl_read_journal). WL_CHANGE_LOST: records were lost (the reader fell
+ * behind the ring, or a record was too large for it): take a fresh snapshot. */
+enum wl_change_type {
+  WL_CHANGE_REQUESTED = 1, WL_CHANGE_GRANTED = 2, WL_CHANGE_RELEASED = 3, WL_CHANGE_ABORTED = 4,
+  WL_CHANGE_STOLEN = 5, WL_CHANGE_DEADLOCK = 6, WL_CHANGE_LOST = 7
+};
+enum wl_request_flags { WL_REJECT_DEADLOCK = 1 };
 enum wl_error {
   WL_BUSY = -1,         /* the engine mutex is held elsewhere: wait on it, call again */
   WL_NO_MEMORY = -2,    /* memory could not grow; nothing changed */
@@ -70,6 +79,33 @@ int32_t wl_free_mutex_of_dead_owner(wl_engine* engine, uint32_t owner_tag);
  * queue is untouched and no id is written). Writes the request id to *id. */
 int32_t wl_request(wl_engine* engine, double client, const uint16_t* name, uint32_t name_length,
                    uint32_t mode, uint32_t wait_mode, double* id);
+
+/* wl_request for a request made inside the callback of the client's held lock `under` (its id;
+ * 0: outside any, or unknown). If the request would wait and its wait closes a cycle of waits made
+ * inside held locks (each holder waits, inside its lock, for a name the next one holds: a certain
+ * deadlock), the cycle is written to cycle_out (a uint32 member count, then wl_cycle_member
+ * records; count 0 if it does not fit in cycle_capacity bytes), recorded for observers, and then:
+ * with WL_REJECT_DEADLOCK in flags, nothing is queued and WL_DEADLOCK is returned; else the
+ * request is queued and every client of the cycle gets a WL_EVENT_DEADLOCK event for its waiting
+ * request (the requester too). cycle_out may be the name's own memory (read before). */
+int32_t wl_request_within(wl_engine* engine, double client, const uint16_t* name, uint32_t name_length,
+                          uint32_t mode, uint32_t wait_mode, double under, uint32_t flags, double* id,
+                          void* cycle_out, uint32_t cycle_capacity);
+
+/* The certain deadlock the client's pending request `id` is in, written as by wl_request_within.
+ * Returns the bytes written, 0 when it is in none (or the cycle does not fit). */
+int32_t wl_deadlock_cycle(wl_engine* engine, double client, double id, void* out, uint32_t capacity);
+
+/* Observers of the lock state: delta +1 starts recording changes (the first observer allocates the
+ * journal's ring), -1 stops (the last frees it). Writes to out[0] the position of the next record
+ * and to out[1] the address of the uint32 word bumped and notified after each record (stable for
+ * the engine's life), both as doubles. Returns 0, WL_NO_MEMORY or WL_BAD_ARGUMENT. */
+int32_t wl_observe(wl_engine* engine, int32_t delta, double* out);
+
+/* Copies whole journal records (layout.h) from *position on into out, and advances *position past
+ * them. Returns the bytes copied (0: none new), or a single WL_CHANGE_LOST record when records
+ * from *position on are gone (then *position is the oldest one kept). */
+int32_t wl_read_journal(wl_engine* engine, double* position, void* out, uint32_t capacity);
 
 /* A buffer of `length` UTF-16 code units in the engine's own memory, for the client's agent to
  * write a long name into and pass to wl_request (so the name needs no scratch area of the agent's

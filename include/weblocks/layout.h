@@ -89,6 +89,28 @@ typedef struct wl_snapshot_piece {
   double next;          /* address of the next piece; 0: the last */
 } wl_snapshot_piece;
 
+/* Observed changes (wl_observe, wl_read_journal in engine.h): records of whole multiples of 4
+ * bytes, each a header, then for a change: name_length then client_id_length UTF-16 code units
+ * (padded to 4 bytes); for a deadlock (`count` = member count): its members (wl_cycle_member). */
+typedef struct wl_journal_record {
+  uint32_t bytes;  /* the whole record, header included */
+  uint32_t type;   /* enum wl_change_type (engine.h) */
+  uint32_t mode;   /* enum wl_mode; for a deadlock, flags: 1 = the closing request was rejected */
+  uint32_t count;  /* name_length; for a deadlock, the member count */
+  uint32_t client_id_length;
+} wl_journal_record;
+
+/* One member of a deadlock cycle, in wait order (each waits for what the next holds; the last for
+ * what the first holds): client_id_length, holds_length then waits_length UTF-16 code units follow
+ * (padded to 4 bytes). A cycle as wl_request_within and wl_deadlock_cycle write it: a uint32
+ * member count, then the members. */
+typedef struct wl_cycle_member {
+  uint32_t waits_mode;       /* enum wl_mode of the request that waits */
+  uint32_t client_id_length; /* the member's clientId */
+  uint32_t holds_length;     /* the name of the lock it holds and waits inside */
+  uint32_t waits_length;     /* the name it waits for */
+} wl_cycle_member;
+
 /* Ids and client handles are JS-safe integers: generation * WL_SLOT_LIMIT + slot. A slot whose
  * generation would pass WL_GENERATION_LIMIT is retired, so no id or handle ever repeats. */
 #define WL_SLOT_LIMIT 16777216.0          /* 2^24 slots */
@@ -110,6 +132,8 @@ static_assert(sizeof(wl_snapshot_header) == 8, "snapshot header is 8 bytes");
 static_assert(sizeof(wl_snapshot_record) == 12, "snapshot record is 12 bytes");
 static_assert(sizeof(wl_snapshot_piece) == 16, "snapshot piece header is 16 bytes");
 static_assert(offsetof(wl_snapshot_piece, next) == 8, "next piece address at 8");
+static_assert(sizeof(wl_journal_record) == 20, "journal record header is 20 bytes");
+static_assert(sizeof(wl_cycle_member) == 16, "cycle member header is 16 bytes");
 static_assert(sizeof(uint16_t) == 2, "UTF-16 code units");
 #endif
 

@@ -3,8 +3,10 @@
 // (local-backend.js) and by the Node host, whose threads share one engine in shared memory.
 // Hosts that can wait on the client's doorbell (Atomics.waitAsync) do so through `onActivity`;
 // events this context causes itself are also picked up after each engine call.
-import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
+import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
 import { randomUuid } from './random-id.js';
+import { engineObservers, engineSource } from './engine-observer.js';
+import { deadlockError, warnDeadlock } from './observe-locks.js';
 
 const WAIT_MODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -24,9 +26,12 @@ export class EngineBackend {
    * @param engine    an Engine (js/engine/index.js)
    * @param clientId  the spec's clientId of this context
    * @param ownerTag  uint32 the engine groups clients by (a Node threadId), 0 by default
+   * @param options   { deadlock: 'reject' | 'report' }: what a request that closes a certain
+   *                  deadlock gets (default: the global WEBLOCKS_DEADLOCK, else 'report')
    */
-  constructor(engine, clientId, ownerTag = 0) {
+  constructor(engine, clientId, ownerTag = 0, options = {}) {
     this.engine = engine;
+    this.deadlock = options.deadlock;
     this.clientId = clientId;
     this.client = engine.openClient(clientId, ownerTag);
     this.bell = null;
@@ -59,15 +64,23 @@ export class EngineBackend {
     if (peers === undefined) agentBackends.set(engine, peers = []);
     this.peers = peers;
     peers.push(this);
+    this.observers = engineObservers(engine);
   }
 
   // ---- the backend contract ----
 
-  request(name, mode, waitMode, listener) {
+  /** `within`: { under } the token of this context's held lock inside whose callback it was made. */
+  request(name, mode, waitMode, listener, within) {
     let answer;
     try {
       if (this.closed) throw new DOMException('This context no longer takes lock requests.', 'InvalidStateError');
-      answer = this.engine.request(this.client, name, MODE[mode], WAIT_MODES[waitMode]);
+      const under = within?.under;
+      if (under !== undefined && this.listeners.has(under)) {
+        const flags = (this.deadlock ?? globalThis.WEBLOCKS_DEADLOCK) === 'reject' ? REQUEST_FLAGS.rejectDeadlock : 0;
+        answer = this.engine.request(this.client, name, MODE[mode], WAIT_MODES[waitMode], under, flags);
+      } else {
+        answer = this.engine.request(this.client, name, MODE[mode], WAIT_MODES[waitMode]);
+      }
     } catch (error) {
       const token = this.failedTokens--;
       later(() => listener.failed(token, asRequestError(error)));
@@ -75,6 +88,14 @@ export class EngineBackend {
     }
     const id = answer.id;
     const status = answer.status;
+    if (status === STATUS.deadlock) {
+      // Rejected instead of queued (the reject option): nothing changed in the lock space.
+      const token = this.failedTokens--;
+      const error = deadlockError(answer.cycle);
+      later(() => listener.failed(token, error));
+      this.afterCall();
+      return token;
+    }
     if (status === STATUS.granted) {
       this.listeners.set(id, listener);
       this.grantsInFlight.add(id);
@@ -134,6 +155,11 @@ export class EngineBackend {
     }
   }
 
+  /** observeLocks's source: this engine's lock space. */
+  observeSource() {
+    return engineSource(this.engine);
+  }
+
   // ---- events ----
 
   /** The doorbell word's value. Views of ordinary memory detach when it grows: fetch a new one then. */
@@ -163,6 +189,10 @@ export class EngineBackend {
         // `granted` comes before `stolen` (docs/api.md): a grant still in its microtask goes first.
         if (this.grantsInFlight.has(id)) later(() => listener.stolen(id));
         else listener.stolen(id);
+      } else if (type === EVENT.deadlock) {
+        // This context's request is in a certain deadlock: say so on its console.
+        const cycle = this.engine.deadlockCycle(this.client, id);
+        if (cycle !== null) warnDeadlock(cycle);
       }
     }
     if (events.length !== 0 && this.onActivity !== null) this.onActivity();
@@ -172,6 +202,8 @@ export class EngineBackend {
   afterCall() {
     const peers = this.peers;
     for (let i = 0; i < peers.length; i++) peers[i].checkBell();
+    const observers = this.observers;
+    for (let i = 0; i < observers.length; i++) observers[i].poke();
     if (this.onActivity !== null) this.onActivity();
   }
 
@@ -204,8 +236,8 @@ function asRequestError(error) {
 }
 
 /** A backend for one more context (clientId) on an engine this context already has. */
-export function createEngineBackend(engine, clientId = randomUuid(), ownerTag = 0) {
-  return new EngineBackend(engine, clientId, ownerTag);
+export function createEngineBackend(engine, clientId = randomUuid(), ownerTag = 0, options = {}) {
+  return new EngineBackend(engine, clientId, ownerTag, options);
 }
 
 /** A clientId: a random UUID, as browsers use for a context's id. */

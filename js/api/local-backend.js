@@ -15,7 +15,7 @@ class DeferredBackend {
     this.clientId = clientId;
     this.target = null;
     this.error = null;
-    this.queue = [];          // [provisional token, name, mode, waitMode, listener]
+    this.queue = [];          // [provisional token, name, mode, waitMode, listener, within]
     this.realTokens = new Map(); // provisional token -> the target's token
     this.nextToken = -1;
     this.load = typeof ready === 'function' ? ready : () => ready;
@@ -36,23 +36,30 @@ class DeferredBackend {
   flush() {
     const queue = this.queue;
     this.queue = null;
-    for (const [token, name, mode, waitMode, listener] of queue) {
+    for (const [token, name, mode, waitMode, listener, within] of queue) {
       if (this.error !== null) {
         listener.failed(token, this.error);
         continue;
       }
-      const real = this.target.request(name, mode, waitMode, tokenTranslator(listener, token));
+      const real = this.target.request(name, mode, waitMode, tokenTranslator(listener, token), this.translateWithin(within));
       this.realTokens.set(token, real);
     }
   }
 
-  request(name, mode, waitMode, listener) {
-    if (this.target !== null) return this.target.request(name, mode, waitMode, listener);
+  // A held lock's token as the target knows it (provisional tokens are translated).
+  translateWithin(within) {
+    if (within === undefined || within.under >= 0) return within;
+    const under = this.realTokens.get(within.under);
+    return under === undefined ? undefined : { under };
+  }
+
+  request(name, mode, waitMode, listener, within) {
+    if (this.target !== null) return this.target.request(name, mode, waitMode, listener, this.translateWithin(within));
     const token = this.nextToken--;
     if (this.error !== null) {
       queueMicrotask(() => listener.failed(token, this.error));
     } else {
-      this.queue.push([token, name, mode, waitMode, listener]);
+      this.queue.push([token, name, mode, waitMode, listener, within]);
       this.start();
     }
     return token;
@@ -83,6 +90,23 @@ class DeferredBackend {
   query() {
     return this.target !== null ? this.target.query() : this.start().then((target) => target.query());
   }
+
+  /** observeLocks's source: the target's, once it is ready (a failed target observes nothing). */
+  observeSource() {
+    return {
+      observe: (sink) => {
+        let stop = null;
+        let stopped = false;
+        this.start().then((target) => {
+          if (!stopped) stop = target.observeSource().observe(sink);
+        }, () => {});
+        return () => {
+          stopped = true;
+          stop?.();
+        };
+      },
+    };
+  }
 }
 
 // Listeners are told the token the LockManager knows (the provisional one), with what the target
@@ -100,8 +124,8 @@ function tokenTranslator(listener, token) {
  * A backend on an engine of its own (ordinary memory), for this context alone.
  * Returned at once; requests made before the engine has loaded wait for it.
  */
-export function createLocalBackend({ clientId = randomClientId() } = {}) {
-  return new DeferredBackend(clientId, createLocalEngine().then((engine) => new EngineBackend(engine, clientId)));
+export function createLocalBackend({ clientId = randomClientId(), deadlock } = {}) {
+  return new DeferredBackend(clientId, createLocalEngine().then((engine) => new EngineBackend(engine, clientId, 0, { deadlock })));
 }
 
 export { DeferredBackend };

@@ -2,7 +2,8 @@
 // Built on a host's backend (see docs/api.md, "The backend contract"); it never sees the engine.
 // Script cannot construct it; hosts call createLockManager(backend).
 import { Lock, newLock } from './lock.js';
-import { captureAsyncContext } from './async-context.js';
+import { captureAsyncContext, runInsideHeld, currentHeld } from './async-context.js';
+import { observeSource } from './observe-locks.js';
 import {
   toDOMString, toLockOptions, toCallback, domException, abortReason, shapeInterface,
 } from './webidl.js';
@@ -34,6 +35,7 @@ class LockRequest {
     this.runInContext = captureAsyncContext();
     this.onAbort = null;
     this.grantAnswer = null;
+    this.runInsideThis = (lock) => runInsideHeld(this, this.callback, lock);
     // The callback is invoked from a reaction registered here, inside request(), so engines that
     // carry async context through promise reactions (Node's AsyncLocalStorage) restore request()'s.
     new Promise((answer) => { this.grantAnswer = answer; }).then((lock) => this.invoke(lock));
@@ -92,7 +94,8 @@ class LockRequest {
   invoke(lock) {
     let result;
     try {
-      result = this.runInContext(this.callback, lock);
+      // Inside the callback, this request is the held lock requests are made under.
+      result = this.runInContext(lock === null ? this.callback : this.runInsideThis, lock);
     } catch (error) {
       result = Promise.reject(error);
     }
@@ -223,7 +226,10 @@ export class LockManager {
       const backend = this.#backend;
       const request = new LockRequest(backend, lockName, options.mode, grantedCallback, signal, resolve, reject);
       const waitMode = options.steal ? 'preempt' : options.ifAvailable ? 'no-wait' : 'wait';
-      request.token = backend.request(lockName, options.mode, waitMode, request);
+      // Made inside the callback of a lock this context holds (its async context says so)?
+      const outer = currentHeld();
+      const within = outer !== undefined && outer.backend === backend && outer.state === GRANTED ? { under: outer.token } : undefined;
+      request.token = backend.request(lockName, options.mode, waitMode, request, within);
       // Step 12.
       if (signal !== undefined) request.watchSignal();
       // Step 13.
@@ -255,6 +261,37 @@ shapeInterface(LockManager, 'LockManager');
 
 function toLockInfo(info) {
   return { name: info.name, mode: info.mode, clientId: info.clientId };
+}
+
+/**
+ * For hosts: observeLocks(callback, options) on the lock space of `backend` (its observeSource();
+ * docs/api.md, "Observing locks").
+ */
+export function createObserveLocks(backend) {
+  return function observeLocks(callback, options) {
+    return observeSource(backend.observeSource(), callback, options);
+  };
+}
+
+// Every LockManager made by observableLockManager(), with its observeLocks.
+const observeLocksOfManager = new WeakMap();
+
+/**
+ * For hosts: a LockManager on `backend` that can observe its lock space. ownMethod: it also gets an
+ * own observeLocks method (managers the script creates itself; never one that becomes
+ * navigator.locks, which keeps exactly the standard members). observeLocksOf() finds it either way.
+ */
+export function observableLockManager(backend, { ownMethod = true } = {}) {
+  const manager = new LockManager(CONSTRUCT, backend);
+  const observeLocks = createObserveLocks(backend);
+  observeLocksOfManager.set(manager, observeLocks);
+  if (ownMethod) Object.defineProperty(manager, 'observeLocks', { value: observeLocks, writable: true, configurable: true });
+  return manager;
+}
+
+/** The observeLocks of a manager made by observableLockManager(), or undefined. */
+export function observeLocksOf(manager) {
+  return observeLocksOfManager.get(manager);
 }
 
 /** For hosts: the LockManager of one context, served by its backend. */

@@ -16,6 +16,7 @@ import {
 import { PendingQueries } from './snapshot-pieces.js';
 import { Flow } from './flow.js';
 import { randomUuid as randomClientId } from '../api/random-id.js';
+import { warnDeadlock } from '../api/observe-locks.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
 // "When a live context loses a lock").
@@ -85,11 +86,14 @@ export class HubBackend {
     /** Measurements for tests and docs: hub losses noticed, times declared dead. */
     this.stats = { hubLosses: 0, declaredDead: 0, reconnects: 0, releaseChecks: 0 };
     this.lastPosted = -Infinity; // when this context last posted to the hub (toHub)
+    this.observers = new Map();  // observeLocks: call -> { sink, started }
+    /** What a request that would close a certain deadlock gets: 'reject', else the global WEBLOCKS_DEADLOCK. */
+    this.deadlock = options.deadlock;
   }
 
   // ---- the backend contract ----
 
-  request(name, mode, wait, listener) {
+  request(name, mode, wait, listener, within) {
     const token = ++this.nextToken;
     if (this.failure !== null || name.length > LIMITS.nameLength) {
       const error = this.failure ?? new DOMException(
@@ -98,7 +102,13 @@ export class HubBackend {
       return token;
     }
     this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made });
-    this.send({ t: C.request, token, name, mode, wait });
+    const message = { t: C.request, token, name, mode, wait };
+    // Made inside the callback of a lock this context holds: the hub looks for a deadlock.
+    if (within !== undefined && this.records.get(within.under)?.state === HELD) {
+      message.under = within.under;
+      if ((this.deadlock ?? globalThis.WEBLOCKS_DEADLOCK) === 'reject') message.reject = true;
+    }
+    this.send(message);
     this.watch();
     return token;
   }
@@ -154,6 +164,49 @@ export class HubBackend {
       this.send({ t: C.query, call });
       this.watch();
     });
+  }
+
+  /** observeLocks's source: the hub's lock space, observed over the protocol (C.observe, H.changes). */
+  observeSource() {
+    return {
+      observe: (sink) => {
+        const call = ++this.nextCall;
+        this.observers.set(call, { sink, started: false });
+        this.send({ t: C.observe, call });
+        this.watch(); // (a lost hub is noticed while observing, as while waiting)
+        this.observersChanged();
+        return () => {
+          if (!this.observers.delete(call)) return;
+          if (this.port !== null && this.failure === null) this.send({ t: C.unobserve, call });
+          this.observersChanged();
+          this.idle();
+        };
+      },
+    };
+  }
+
+  /** Host hook: an observer was added, answered or removed (the machine host keeps its thread alive meanwhile). */
+  observersChanged() {}
+
+  /** An observer's answer: the first starts it; a later start (a new hub) is a gap in its records. */
+  observed(m) {
+    const observer = this.observers.get(m.call);
+    if (observer === undefined || !Array.isArray(m.records) || !Array.isArray(m.held) || !Array.isArray(m.pending)) return;
+    const snapshot = { held: m.held, pending: m.pending };
+    if (typeof m.failed === 'string') {
+      // (Never told a state it does not have: this observer is not called.)
+      this.log('warn', `observeLocks: the hub could not observe: ${m.failed.slice(0, 300)}`);
+      return;
+    }
+    if (m.start === true && !observer.started) {
+      observer.started = true;
+      this.observersChanged();
+      observer.sink.start(snapshot);
+    } else if (m.start === true) {
+      observer.sink.changes([{ type: 'lost' }], snapshot);
+    } else {
+      observer.sink.changes(m.records, snapshot);
+    }
   }
 
   // ---- ports ----
@@ -408,6 +461,11 @@ export class HubBackend {
         if (this.queries.fail(m.call, new DOMException(String(m.message), String(m.name)))) this.idle();
         return undefined;
       case H.dead: return this.declaredDead(typeof m.why === 'string' ? m.why.slice(0, 300) : null);
+      case H.changes: return this.observed(m);
+      case H.deadlock:
+        // This context's waiting request is in a certain deadlock: say so on its console.
+        if (record !== undefined && Array.isArray(m.cycle)) warnDeadlock(m.cycle);
+        return undefined;
       case H.hub: return this.greeted(m);
       case H.unregistered: return this.unregisteredHere(m);
       default: return undefined;
@@ -444,6 +502,9 @@ export class HubBackend {
       this.records.delete(entry.token);
       record.listener.stolen(entry.token, LOST.notReclaimed);
     });
+    // Observers answered before go on at this hub (its first answer tells them what changed
+    // meanwhile); the others' first message is still on its way.
+    for (const [call, observer] of this.observers) if (observer.started) this.send({ t: C.observe, call });
     this.sendSentinel();
     this.idle();
   }
@@ -501,7 +562,7 @@ export class HubBackend {
   }
 
   idle() {
-    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) {
+    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
     }

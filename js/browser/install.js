@@ -1,6 +1,6 @@
 // Installs navigator.locks (and the LockManager / Lock interfaces) where they are missing, or
 // everywhere when forced. One LockManager per context, whichever build installs it first.
-import { LockManager, Lock } from '../api/index.js';
+import { LockManager, Lock, createObserveLocks } from '../api/index.js';
 import { contextLocks, bucketLocks } from './context.js';
 import { installBucketLocks } from './buckets.js';
 import { locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
@@ -41,6 +41,8 @@ export function install(options = {}) {
   Object.defineProperty(scope, INSTALLED, { value: locks, configurable: true });
   // For DevTools and tests: the connection's state (hub id, hub losses, times declared dead).
   Object.defineProperty(scope, Symbol.for('weblocks-wasm.backend'), { value: backend, configurable: true });
+  // observeLocks for classic scripts, which cannot import the package's main entry (never on navigator.locks).
+  Object.defineProperty(scope, Symbol.for('weblocks-wasm.observeLocks'), { value: createObserveLocks(backend), configurable: true });
   return locks;
 }
 

@@ -10,8 +10,13 @@ import { roundPages } from './region-pool.js';
 
 export const MODE = Object.freeze({ exclusive: 0, shared: 1 });
 export const WAIT = Object.freeze({ wait: 0, noWait: 1, preempt: 2 });
-export const STATUS = Object.freeze({ granted: 1, queued: 2, notAvailable: 3 });
-export const EVENT = Object.freeze({ granted: 1, stolen: 2 });
+export const STATUS = Object.freeze({ granted: 1, queued: 2, notAvailable: 3, deadlock: 4 });
+export const EVENT = Object.freeze({ granted: 1, stolen: 2, deadlock: 3 });
+// enum wl_change_type (engine.h): the journal of observed changes
+export const CHANGE_TYPES = Object.freeze([undefined, 'requested', 'granted', 'released', 'aborted', 'stolen', 'deadlock', 'lost']);
+export const REQUEST_FLAGS = Object.freeze({ rejectDeadlock: 1 });
+const JOURNAL_RECORD_BYTES = 20;
+const CYCLE_MEMBER_BYTES = 16;
 
 const MODE_NAMES = ['exclusive', 'shared'];
 const OUT_BYTES = 16; // scratch [0, 16): out-parameters (a double, or an address)
@@ -146,6 +151,53 @@ function parseSnapshot(u16, u32, at) {
     (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
   }
   return { held, pending };
+}
+
+// A deadlock cycle (layout.h: a count, then wl_cycle_member records) at byte `at`: its members
+// in wait order, or null when it did not fit.
+function parseCycle(u16, u32, at, count) {
+  if (count === 0) return null;
+  const cycle = [];
+  for (let i = 0; i < count; i++) {
+    const waitsMode = u32[at >> 2];
+    const clientIdLength = u32[(at + 4) >> 2];
+    const holdsLength = u32[(at + 8) >> 2];
+    const waitsLength = u32[(at + 12) >> 2];
+    at += CYCLE_MEMBER_BYTES;
+    const clientId = decodeUnits(u16, at >> 1, clientIdLength);
+    at += clientIdLength * 2;
+    const holds = decodeUnits(u16, at >> 1, holdsLength);
+    at += holdsLength * 2;
+    const waitsFor = decodeUnits(u16, at >> 1, waitsLength);
+    at += waitsLength * 2;
+    at = (at + 3) & ~3;
+    cycle.push({ clientId, holds, waitsFor, mode: MODE_NAMES[waitsMode] });
+  }
+  return cycle;
+}
+
+// Journal records (layout.h, wl_journal_record) in [at, end).
+function parseJournal(u16, u32, at, end) {
+  const records = [];
+  while (at < end) {
+    const bytes = u32[at >> 2];
+    const type = CHANGE_TYPES[u32[(at + 4) >> 2]];
+    const mode = u32[(at + 8) >> 2];
+    const count = u32[(at + 12) >> 2];
+    const clientIdLength = u32[(at + 16) >> 2];
+    const body = at + JOURNAL_RECORD_BYTES;
+    if (type === 'deadlock') {
+      records.push({ type, rejected: (mode & 1) === 1, cycle: parseCycle(u16, u32, body, count) });
+    } else if (type === 'lost') {
+      records.push({ type });
+    } else {
+      const name = decodeUnits(u16, body >> 1, count);
+      const clientId = decodeUnits(u16, (body >> 1) + count, clientIdLength);
+      records.push({ type, name, mode: MODE_NAMES[mode], clientId });
+    }
+    at += bytes;
+  }
+  return records;
 }
 
 class Engine {
@@ -366,17 +418,86 @@ class Engine {
     return result;
   }
 
-  request(client, name, mode, waitMode) {
+  /**
+   * `under`: the id of the client's held lock inside whose callback the request is made (0: none);
+   * `flags`: REQUEST_FLAGS. A wait that closes a certain deadlock answers `cycle` (its members),
+   * and with rejectDeadlock the status `deadlock` (nothing queued).
+   */
+  request(client, name, mode, waitMode, under = 0, flags = 0) {
     const long = name.length * 2 + OUT_BYTES > SCRATCH_PAGES * WASM_PAGE;
     const at = long ? this._writeNameBuffer(client, name) : this._data;
     const length = long ? name.length : this._writeString(name);
     let result;
     let since = 0;
-    while ((result = this._x.wl_request(this._engine, client, at, length, mode, waitMode, this._out)) === BUSY) since = this._waitForMutex(since);
+    let cycleAt = 0;
+    if (under === 0 && flags === 0) {
+      while ((result = this._x.wl_request(this._engine, client, at, length, mode, waitMode, this._out)) === BUSY) since = this._waitForMutex(since);
+    } else {
+      // The cycle, if any, is written after the name in the scratch area.
+      cycleAt = long ? this._data : this._data + ((length * 2 + 3) & ~3);
+      const room = this._data + this._dataBytes - cycleAt;
+      this._reach(cycleAt + 4);
+      this._u32[cycleAt >> 2] = 0xffffffff; // (no cycle unless the engine writes one)
+      while ((result = this._x.wl_request_within(this._engine, client, at, length, mode, waitMode, under, flags, this._out, cycleAt, room)) === BUSY) since = this._waitForMutex(since);
+    }
     const id = result === STATUS.granted || result === STATUS.queued ? this._readOutDouble() : 0;
     if (long) this._freeNameBuffer(client); // (after the id is read: it uses the same out-parameter)
     if (result < 0) fail(result);
+    if (cycleAt !== 0) {
+      this._reach(this._data + this._dataBytes);
+      const count = this._u32[cycleAt >> 2];
+      if (count !== 0xffffffff) return { status: result, id, cycle: parseCycle(this._u16, this._u32, cycleAt + 4, count) ?? [] };
+    }
     return { status: result, id };
+  }
+
+  /** The certain deadlock the client's pending request `id` is in: its members, or null. */
+  deadlockCycle(client, id) {
+    let size;
+    let since = 0;
+    while ((size = this._x.wl_deadlock_cycle(this._engine, client, id, this._data, this._dataBytes)) === BUSY) since = this._waitForMutex(since);
+    if (size < 0) fail(size);
+    if (size === 0) return null;
+    this._reach(this._data + size);
+    return parseCycle(this._u16, this._u32, this._data + 4, this._u32[this._data >> 2]);
+  }
+
+  /**
+   * Starts (+1) or stops (-1) observing: the journal records every change while observed.
+   * Answers the position of the next record and { int32, index } of the word bumped after each.
+   */
+  observe(delta) {
+    let result;
+    let since = 0;
+    while ((result = this._x.wl_observe(this._engine, delta, this._out)) === BUSY) since = this._waitForMutex(since);
+    if (result < 0) fail(result);
+    this._reach(this._out + 16);
+    const position = this._f64[this._out >> 3];
+    const word = this._f64[(this._out + 8) >> 3];
+    return { position, int32: this._i32, index: word >> 2 };
+  }
+
+  /** The journal's records from `position` on: { records, position } (a `lost` record: resync). */
+  readJournal(position) {
+    const records = [];
+    for (;;) {
+      this._reach(this._out + 8);
+      this._f64[this._out >> 3] = position;
+      let bytes;
+      let since = 0;
+      while ((bytes = this._x.wl_read_journal(this._engine, this._out, this._data, this._dataBytes)) === BUSY) since = this._waitForMutex(since);
+      if (bytes < 0) fail(bytes);
+      position = this._readOutDouble();
+      if (bytes === 0) return { records, position };
+      this._reach(this._data + bytes);
+      for (const record of parseJournal(this._u16, this._u32, this._data, this._data + bytes)) records.push(record);
+    }
+  }
+
+  /** A current Int32Array view of memory that reaches the journal word at `index` (observe()). */
+  journalView(index) {
+    this._reach(index * 4 + 4);
+    return this._i32;
   }
 
   release(client, id) {

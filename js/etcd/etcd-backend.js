@@ -17,6 +17,7 @@
 // This client's operations run one after another, in call order (so its requests keep their
 // order, and query() sees its own earlier requests).
 import { KeyLayout, entryOf, orderQueue, heldCount, prefixEnd } from './queue.js';
+import { etcdSource } from './observer.js';
 import { NameMirror } from './name-mirror.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
@@ -64,6 +65,7 @@ export class EtcdBackend {
     this.endpoints = [];
     this.audits = null;    // the audit timer, while records wait or are held
     this.stats = { audits: 0, mirrorsRebuilt: 0 };
+    this.observers = new Set(); // observeLocks watches (observer.js), stopped by close()
     this.chain = Promise.all([clientReady, endpointsReady ?? []]).then(([client, endpoints]) => {
       this.client = client;
       this.endpoints = endpoints;
@@ -162,13 +164,18 @@ export class EtcdBackend {
     });
   }
 
+  /** observeLocks's source: every name of this lock space, from one etcd watch. */
+  observeSource() {
+    return etcdSource(this);
+  }
+
   /** Agent termination of this client: its lease is revoked, so every key of it goes at once. */
   async close() {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.audits);
     this.audits = null;
-    const cancels = [];
+    const cancels = [...this.observers].map((watch) => watch.stop());
     for (const state of this.names.values()) {
       clearTimeout(state.idle);
       if (state.mirror) cancels.push(state.mirror.close());

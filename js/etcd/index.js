@@ -3,7 +3,7 @@
 //   import { createLockManager } from 'weblocks-wasm/etcd';
 //   const locks = createLockManager({ etcd: { hosts: ['http://10.0.0.1:2379', ...] } });
 // Granted locks carry a fencing token (lock.fencingToken). See docs/api.md, "The etcd lock space".
-import { createLockManager as managerOn, LockManager, Lock } from '../api/index.js';
+import { observableLockManager, createObserveLocks, LockManager, Lock } from '../api/index.js';
 import { EtcdBackend } from './etcd-backend.js';
 import { connectEtcd, connectEndpoints } from './load-client.js';
 import { etcdOptions } from './options.js';
@@ -16,15 +16,31 @@ const backends = new WeakMap();
  * @param options { etcd: { hosts, namespace?, leaseTtl?, keepAliveInterval?, callTimeout?, clientId?, etcd3Options? } }
  */
 export function createLockManager(options) {
+  return createEtcdLockManager(options, { ownMethod: true });
+}
+
+/** createLockManager; ownMethod false for navigator.locks (register.js): no member beyond the standard ones. */
+export function createEtcdLockManager(options, { ownMethod }) {
   const etcd = etcdOptions(options?.etcd);
   const clientReady = connectEtcd(etcd);
   clientReady.catch(() => {});
   const endpointsReady = clientReady.then(() => connectEndpoints(etcd));
   endpointsReady.catch(() => {});
   const backend = new EtcdBackend(clientReady, { ...etcd, endpointsReady });
-  const locks = managerOn(backend);
+  // observeLocks of this lock space: an own method (never on LockManager.prototype or navigator.locks).
+  const locks = observableLockManager(backend, { ownMethod });
   backends.set(locks, backend);
   return locks;
+}
+
+/**
+ * observeLocks(locks, callback, options): the lock space of a lock manager of this module (the
+ * same as locks.observeLocks(callback, options)). Deadlocks are not detected on etcd.
+ */
+export function observeLocks(locks, callback, options) {
+  const backend = backends.get(locks);
+  if (backend === undefined) throw new TypeError('observeLocks: not a lock manager of weblocks-wasm/etcd');
+  return createObserveLocks(backend)(callback, options);
 }
 
 /**

@@ -2,10 +2,11 @@
 // navigator.locks (in every thread: Node runs --import preloads in workers too) on the etcd lock
 // space. Each thread is its own client (own clientId and lease). Replaces any built-in navigator.locks.
 // Optional: WEBLOCKS_ETCD_NAMESPACE, WEBLOCKS_ETCD_LEASE_TTL (s), WEBLOCKS_ETCD_KEEPALIVE_MS.
-import { createLockManager, LockManager, Lock } from './index.js';
+import { createEtcdLockManager, LockManager, Lock } from './index.js';
 import { etcdOptionsFromEnv } from './options.js';
 
-const locks = createLockManager({ etcd: etcdOptionsFromEnv() });
+// (observeLocks(navigator.locks, callback) of weblocks-wasm/etcd observes it; navigator.locks has no extra member.)
+const locks = createEtcdLockManager({ etcd: etcdOptionsFromEnv() }, { ownMethod: false });
 
 if (typeof globalThis.navigator !== 'object' || globalThis.navigator === null) {
   Object.defineProperty(globalThis, 'navigator', {

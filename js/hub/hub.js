@@ -4,7 +4,9 @@
 // browser fires it, and a heartbeat for crashed tabs and terminated workers. After a hub loss the
 // clients re-register here; a reclaim window holds back new requests until they have.
 // Independent of SharedWorker: hub-worker.js wires it to `onconnect`; tests can drive it directly.
-import { MODE, WAIT, STATUS, EVENT } from '../engine/index.js';
+import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
+import { EngineObserver, engineObservers } from '../api/engine-observer.js';
+import { describeCycle } from '../api/observe-locks.js';
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
@@ -268,6 +270,8 @@ export class Hub {
           if (!ports || ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
           return attachSentinel(this, conn, ports[0]);
         case C.sync: return conn.send({ t: H.synced, call: message.call });
+        case C.observe: return this.observe(conn, message.call);
+        case C.unobserve: return this.unobserve(conn, message.call);
         default: return undefined;
       }
     } catch (error) {
@@ -474,7 +478,14 @@ export class Hub {
     const wait = record.entry.wait ?? 'wait';
     let answer;
     try {
-      answer = this.engine.request(conn.client, name, MODE[mode], WAIT_CODES[wait]);
+      // Made inside the callback of a lock this connection holds: the engine looks for a deadlock.
+      const outer = record.entry.under === undefined ? undefined : conn.tokens.get(record.entry.under);
+      if (outer !== undefined && outer.state === HELD) {
+        const flags = record.entry.reject === true ? REQUEST_FLAGS.rejectDeadlock : 0;
+        answer = this.engine.request(conn.client, name, MODE[mode], WAIT_CODES[wait], outer.id, flags);
+      } else {
+        answer = this.engine.request(conn.client, name, MODE[mode], WAIT_CODES[wait]);
+      }
     } catch (error) {
       this.dropToken(conn, token, record);
       const name = error?.code === 'NO_MEMORY' ? 'QuotaExceededError' : 'OperationError';
@@ -484,6 +495,12 @@ export class Hub {
     if (answer.status === STATUS.notAvailable) {
       this.dropToken(conn, token, record);
       conn.send({ t: H.notAvailable, token });
+      return;
+    }
+    if (answer.status === STATUS.deadlock) {
+      this.dropToken(conn, token, record);
+      conn.send({ t: H.failed, token, name: 'OperationError', message: `The request would close a deadlock: ${describeCycle(answer.cycle)}.` });
+      this.pokeObservers();
       return;
     }
     record.id = answer.id;
@@ -662,10 +679,44 @@ export class Hub {
     conn.send({ t: H.granted, token });
   }
 
+  // ---- observers (observeLocks) ----
+
+  observe(conn, call) {
+    conn.observers ??= new Map();
+    // Asked again (a resumed connection after a hub change): start over.
+    this.unobserve(conn, call);
+    const send = (start, records, snapshot) => conn.send({ t: H.changes, call, start, records, held: snapshot.held, pending: snapshot.pending });
+    let observer;
+    try {
+      observer = new EngineObserver(this.engine, {
+        start: (snapshot) => send(true, [], snapshot),
+        changes: (records, snapshot) => send(false, records, snapshot),
+      });
+    } catch (error) {
+      return conn.send({ t: H.changes, call, start: true, records: [], held: [], pending: [], failed: String(error?.message ?? error) });
+    }
+    conn.observers.set(call, observer);
+    return undefined;
+  }
+
+  unobserve(conn, call) {
+    const observer = conn.observers?.get(call);
+    if (observer === undefined) return;
+    conn.observers.delete(call);
+    observer.stop();
+  }
+
+  /** After engine calls: observers read the journal (nothing to do while nobody observes). */
+  pokeObservers() {
+    const observers = this.observerList ??= engineObservers(this.engine);
+    for (let i = 0; i < observers.length; i++) observers[i].poke();
+  }
+
   // ---- engine events ----
 
   /** After every engine call: tell each client what happened to its requests (grants, steals). */
   deliverEvents() {
+    this.pokeObservers();
     // Every holder that lost its lock in this turn is told before anyone is told of a grant: a hub
     // that dies between two of these messages (its process killed) must never leave a thief
     // running while a victim was not told (the victim would re-register the lock it believes it
@@ -692,6 +743,8 @@ export class Hub {
           this.held(conn, token, record);
           if (lost.has(id)) this.sendGrant(conn, token);
           else grants.push([conn, token]);
+        } else if (type === EVENT.deadlock) {
+          if (record.state === PENDING) conn.send({ t: H.deadlock, token, cycle: this.engine.deadlockCycle(conn.client, id) });
         } else if (type === EVENT.stolen) {
           // A steal of this turn whose lock another steal of this turn took: its grant first.
           const waiting = grants.findIndex(([c, t]) => c === conn && t === token);
@@ -764,6 +817,10 @@ export class Hub {
     const client = conn.client;
     conn.client = null;
     conn.dead = true;
+    if (conn.observers !== undefined) {
+      for (const observer of conn.observers.values()) observer.stop();
+      conn.observers.clear();
+    }
     conn.tokens.clear();
     this.inbox.drop(conn);
     conn.helloQueued = 0;

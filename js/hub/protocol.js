@@ -12,8 +12,9 @@
  * (H.overloaded) and no longer read, never its locks released.
  * Also 6: a machine hub (js/machine/) learns each client's process from its hello (`proc`),
  * confirms every release (`released`) and gives a fencing token with every grant.
+ * 7: observers (C.observe, H.changes) and deadlocks (C.request's `under` and `reject`, H.deadlock).
  */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -100,7 +101,11 @@ export const C = Object.freeze({
                         //   (tid 0, start null where there is no /proc), by which a machine hub knows it lives
                         //   key: a secret of the context (never shown to others): a hello on a new port
                         //   with the key of a live connection resumes that connection (its locks kept)
-  request: 'request',   // { t, token, name, mode, wait }
+  request: 'request',   // { t, token, name, mode, wait, under?, reject? }: under: the token of this context's held lock
+                        //   inside whose callback it was made; reject: refuse it (failed, OperationError) if it would
+                        //   close a certain deadlock
+  observe: 'observe',   // { t, call }: observeLocks: answered by changes (start: true first), until unobserve
+  unobserve: 'unobserve', // { t, call }
   release: 'release',   // { t, token }
   abort: 'abort',       // { t, token }
   query: 'query',       // { t, call }
@@ -137,6 +142,9 @@ export const H = Object.freeze({
   overloaded: 'overloaded',     // { t, waiting, max, message }: this connection filled its inbox (no flow control): the hub
                                 //   stopped reading it; its locks are kept; a hello with its key on a new port resumes it
   dead: 'dead',                 // { t, why? }: this connection was declared dead (why: what the hub did not hear); its locks were released
+  changes: 'changes',           // { t, call, start, records, held, pending }: an observer's records (js/engine readJournal) and the
+                                //   state right after them (start: the first answer, records empty)
+  deadlock: 'deadlock',         // { t, token, cycle }: this waiting request is in a certain deadlock (cycle: its members)
 });
 
 export const MODES = Object.freeze(['exclusive', 'shared']);
@@ -191,8 +199,10 @@ const CLIENT_VALIDATORS = {
     return null;
   },
   [C.request](m) {
-    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait', 'under', 'reject'])) return 'unexpected fields';
     if (!isToken(m.token)) return 'bad token';
+    if (m.under !== undefined && !isToken(m.under)) return 'bad under';
+    if (m.reject !== undefined && typeof m.reject !== 'boolean') return 'bad reject';
     if (typeof m.name !== 'string') return 'name is not a string';
     if (m.name.length > LIMITS.nameLength) return `name longer than ${LIMITS.nameLength}`;
     if (!MODES.includes(m.mode)) return 'bad mode';
@@ -210,6 +220,8 @@ const CLIENT_VALIDATORS = {
   [C.ended]: workerOnly,
   [C.sentinel]: bare,
   [C.sync]: callOnly,
+  [C.observe]: callOnly,
+  [C.unobserve]: callOnly,
 };
 
 function tokenOnly(m) {

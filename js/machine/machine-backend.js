@@ -62,7 +62,7 @@ export class MachineBackend extends HubBackend {
   /** The hub's end closed: the hub died (or closed this connection). */
   socketClosed(port) {
     if (port !== this.port || this.failure !== null) return;
-    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.helloEntries === null) {
+    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0 && this.helloEntries === null) {
       // Nothing to keep: the next request connects afresh, as a newcomer (not as a survivor
       // of the lost hub: its requests queue after the re-registered ones).
       this.port = null;
@@ -76,17 +76,23 @@ export class MachineBackend extends HubBackend {
 
   /** Keeps the thread alive exactly while something waits for the hub's answer. */
   updateKeepAlive() {
-    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0;
+    // An observer keeps the thread alive until it is stopped (as an etcd watch does): its changes
+    // come from the hub's socket, which otherwise does not.
+    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0 || this.observers.size > 0;
     if (!waiting) for (const record of this.records.values()) if (record.state !== HELD) { waiting = true; break; }
     if (waiting === this.alive) return;
     this.alive = waiting;
     if (waiting) this.keepAlive.ref(); else this.keepAlive.unref();
   }
 
-  request(name, mode, wait, listener) {
-    const token = super.request(name, mode, wait, listener);
+  request(name, mode, wait, listener, within) {
+    const token = super.request(name, mode, wait, listener, within);
     this.updateKeepAlive();
     return token;
+  }
+
+  observersChanged() {
+    this.updateKeepAlive();
   }
 
   /**

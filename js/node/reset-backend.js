@@ -23,8 +23,8 @@ export class ResettableBackend {
     this.current = backend;
   }
 
-  request(name, mode, waitMode, listener) {
-    if (this.current === this.first) return this.first.request(name, mode, waitMode, listener);
+  request(name, mode, waitMode, listener, within) {
+    if (this.current === this.first) return this.first.request(name, mode, waitMode, listener, within);
     const token = this.nextToken++;
     const backend = this.current;
     const done = () => this.routes.delete(token);
@@ -33,7 +33,7 @@ export class ResettableBackend {
       notAvailable: () => { done(); listener.notAvailable(token); },
       stolen: (_, message) => { done(); listener.stolen(token, message); },
       failed: (_, error) => { done(); listener.failed(token, error); },
-    });
+    }, this.routedWithin(within, backend));
     this.routes.set(token, [backend, inner]);
     return token;
   }
@@ -56,7 +56,19 @@ export class ResettableBackend {
     });
   }
 
+  // A held lock of the backend the request goes to, as that backend knows it.
+  routedWithin(within, backend) {
+    if (within === undefined) return undefined;
+    const route = this.routes.get(within.under);
+    return route !== undefined && route[0] === backend ? { under: route[1] } : undefined;
+  }
+
   query() {
     return this.current.query();
+  }
+
+  /** observeLocks's source: the lock space this thread's requests go to now. */
+  observeSource() {
+    return this.current.observeSource();
   }
 }

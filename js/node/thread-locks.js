@@ -4,7 +4,7 @@
 // code is loaded only then, on the first request or query: other threads never load it (about 10 ms
 // of module loading per thread).
 import './supported-node.js';
-import { createLockManager } from '../api/index.js';
+import { createLockManager, createObserveLocks, observableLockManager, observeLocksOf } from '../api/index.js';
 import { connectThread } from './thread-host.js';
 import { createLockSpace } from './lock-space.js';
 import { ResettableBackend } from './reset-backend.js';
@@ -26,8 +26,19 @@ export function threadLocks() {
   return locks;
 }
 
+/**
+ * observeLocks(callback, options) on this thread's lock space (docs/api.md, "Observing locks").
+ */
+export function observeThreadLocks(callback, options) {
+  const manager = threadLocks();
+  // The machine-wide lock space this process opted into: its manager observes it.
+  if (resettable === null) return observeLocksOf(manager)(callback, options);
+  return createObserveLocks(resettable)(callback, options);
+}
+
+// (It is navigator.locks too: no member beyond the standard ones; observeLocksOf finds its observeLocks.)
 function machineSpaceLocks() {
-  return createLockManager(new DeferredBackend(undefined, loadMachineSpaceBackend));
+  return observableLockManager(new DeferredBackend(undefined, loadMachineSpaceBackend), { ownMethod: false });
 }
 
 // No require(esm) (not on every runtime the package supports): a dynamic import, during which the

@@ -330,6 +330,22 @@ for (const implementation of ['native', 'polyfill']) {
       return summary;
     }
 
+    if (implementation === 'polyfill') {
+      test('the deadlock scenario is named in every tab, by context and lock, and breaking it frees the lock', async () => {
+        const tab1 = tabs[0];
+        const selfName = await (await front(tab1)).getByTestId('self-name').innerText();
+        await tab1.page.getByTestId('deadlock-start').click();
+        for (const tab of tabs) {
+          const report = (await front(tab)).getByTestId('deadlock-report').first();
+          await expect(report).toContainText(`${selfName} holds 'deadlock:${selfName}' and, inside its callback, waits for 'deadlock:${selfName}'`);
+          await expect(report).toHaveAttribute('data-certain', 'true');
+        }
+        await shot(tab1, '7-deadlock-named');
+        await (await front(tab1)).getByTestId('deadlock-break').click();
+        for (const tab of tabs) await expect(lockRows(await front(tab), { lock: `deadlock:${selfName}` })).toHaveCount(0);
+      });
+    }
+
     test('without the lock, every tab refreshes at once and the reused refresh token gets the session revoked', async () => {
       const summary = await runRace(false);
       await expect(summary).toHaveAttribute('data-revoked', 'true');

@@ -8,6 +8,7 @@ import { defineLockSuite } from '../node/suite/index.js';
 const names = [];
 defineLockSuite({ test: (name) => names.push(name) }, {
   name: 'SharedWorker hub', endings: ['close', 'terminate'], locks: null, openContext: null,
+  observeLocks: () => {}, deadlockDetection: true,
 });
 
 for (const origin of ['insecure', 'isolated']) {

@@ -39,6 +39,8 @@
       if (lock === null) { h.state = 'not-available'; h.onGranted(null); return 'no-lock'; }
       h.state = 'held';
       h.onGranted({ name: lock.name, mode: lock.mode, at: clock() });
+      // options.inner: a request made at once inside this callback (the behavioural suite's deadlocks).
+      if (options.inner !== undefined) h.inner = request(options.inner.name, options.inner.options || {});
       return h.callbackResult;
     });
     h.settled = promise.then(
@@ -62,6 +64,9 @@
     release: (id, value) => { const h = handle(id); h.releasedAt = clock(); h.release(value); return h.releasedAt; },
     fail: (id, message) => { handle(id).fail(new Error(message || 'callback failed')); },
     abort: (id) => { handle(id).controller.abort(); },
+    /** The handle of the request made inside this one's callback (options.inner), once granted. */
+    inner: async (id) => { await handle(id).granted; return handle(id).inner; },
+    setDeadlock: (value) => { scope.WEBLOCKS_DEADLOCK = value; return true; },
     query: () => navigator.locks.query(),
     /** An ifAvailable request and a query, each with its outcome and how long it took (ms). */
     async tryLocks(name) {

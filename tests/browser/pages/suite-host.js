@@ -25,9 +25,14 @@ async function openWorkerContext() {
         release: (value) => { handle.then((h) => call('release', h, value)); },
         fail: (message) => { handle.then((h) => call('fail', h, message)); },
         abort: () => { handle.then((h) => call('abort', h)); },
+        inner: {
+          granted: handle.then((h) => call('inner', h)).then((i) => call('granted', i)).then(strip),
+          settled: handle.then((h) => call('inner', h)).then((i) => call('settled', i)).then(strip),
+        },
       };
     },
     query: () => call('query'),
+    setDeadlock: (value) => call('setDeadlock', value),
     end: async (how) => {
       if (how === 'terminate') { window.harness.terminate(id); return; }
       if (how === 'close') { await call('closeSelf'); return; }
@@ -40,7 +45,14 @@ const cases = new Map();
 const notes = [];
 defineLockSuite(
   { test: (name, fn) => cases.set(name, fn), note: (message) => notes.push(message) },
-  { ...HOST_SHAPE, locks: navigator.locks, openContext: openWorkerContext },
+  {
+    ...HOST_SHAPE,
+    locks: navigator.locks,
+    openContext: openWorkerContext,
+    // The polyfill's observeLocks for classic scripts (js/browser/install.js).
+    observeLocks: window[Symbol.for('weblocks-wasm.observeLocks')],
+    deadlockDetection: true,
+  },
 );
 
 window.suiteCases = [...cases.keys()];

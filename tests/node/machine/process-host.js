@@ -24,6 +24,8 @@ export function createProcessHost(space) {
     // terminate: SIGKILL. close: the IPC channel closes and nothing else keeps the process alive.
     endings: ['close', 'terminate', 'crash', 'exit'],
     pendingKeepsAlive: true,
+    observeLocks: (callback, options) => locks.observeLocks(callback, options),
+    deadlockDetection: true,
     openContext() {
       const child = start(agent, []);
       return relayedContext({

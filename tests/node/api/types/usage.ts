@@ -42,3 +42,35 @@ import { resetLockSpace, install as installForTests } from 'weblocks-wasm/test-s
 const resetResult: void = resetLockSpace();
 const installedForTests: LockManager | null = installForTests({ force: true });
 void resetResult; void installedForTests;
+
+// observeLocks (docs/api.md, "Observing locks")
+import { observeLocks, createLocalLockManager, type LockSpaceChange } from 'weblocks-wasm';
+import { observeLocks as observeMachineLocks } from 'weblocks-wasm/machine';
+
+function observing(): void {
+  const controller = new AbortController();
+  const stop: () => void = observeLocks((snapshot, changes: LockSpaceChange[]) => {
+    const names: string[] = snapshot.held.map((info) => info.name);
+    for (const change of changes) {
+      if (change.type === 'deadlock') {
+        const certain: boolean = change.certain;
+        const holders: string[] = (change.cycle ?? []).map((member) => `${member.clientId} ${member.holds} ${member.waitsFor}`);
+        void certain; void holders;
+      } else {
+        const mode: 'exclusive' | 'shared' = change.mode;
+        void mode;
+      }
+    }
+    void names;
+  }, { names: ['a', 'b'], signal: controller.signal });
+  stop();
+  observeLocks(() => {}, { names: (name) => name.startsWith('queue/'), deadlockDelay: 2000, possibleDeadlocks: true })();
+  createLocalLockManager({ deadlock: 'reject' }).observeLocks(() => {})();
+  createMachineLockManager({ deadlock: 'reject' }).observeLocks(() => {})();
+  observeMachineLocks(() => {})();
+  // @ts-expect-error names is an array of names or a function
+  observeLocks(() => {}, { names: 'a' });
+  // @ts-expect-error deadlock is 'reject' or 'report'
+  createLocalLockManager({ deadlock: 'abort' });
+}
+void observing;

@@ -33,6 +33,8 @@ export function createEtcdHost({ hosts, namespace, asyncContext, stressRequests 
     asyncContext,
     remoteLockSpace: true,
     stressRequests,
+    // Deadlocks are not detected on etcd (docs/api.md): no deadlockDetection.
+    observeLocks: (callback, observeOptions) => locks.observeLocks(callback, observeOptions),
     // Ready once the context's client answers (a query goes through etcd).
     openContext: async () => {
       const context = openContextSync();

@@ -3,6 +3,7 @@
 // every other context is a worker thread running thread-agent.js, which does the same. The
 // workers are of one kind (worker-kinds.js): Bun and Deno run the suite with each kind they have.
 import '../../../../js/node/register.js';
+import { observeLocks } from '../../../../js/node/index.js';
 import { relayedContext } from './relay.js';
 import { startWorker } from './worker-kinds.js';
 
@@ -24,6 +25,8 @@ export function createNodeThreadsHost({ asyncContext, kind = 'default', name = '
     endings: ['close', 'terminate', 'crash', 'exit'],
     pendingKeepsAlive: true, // a thread with a pending request does not end by 'close'
     asyncContext,
+    deadlockDetection: true,
+    observeLocks,
     openContext: () => openThread(kind),
     startLoneWaiter(lockName) {
       const worker = startWorker(kind, loneWaiterUrl, { name: lockName });
