@@ -220,35 +220,50 @@ export async function launchWebKit(servers) {
     proxy: webdriverProxyCapability(proxy),
   };
   // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
-  // whose pages crashed: "other side closed"), or never answers it (seen once in a full run, after
-  // the supabase crashed-holder case: the test timed out setting up its session). A transport
-  // failure or no answer, not a WebDriver error: start a fresh driver (its browsers killed with
-  // it) and ask once more. Sessions of the old driver are gone with it either way.
-  async function createSession() {
-    try {
-      return await WebDriverSession.create(driver.url, capabilities, { timeoutMs: 20_000 });
-    } catch (error) {
-      if (!(error instanceof TypeError) && error?.name !== 'TimeoutError') throw error;
-      const left = descendants(driver.pid).map((p) => p.pid);
-      await driver.stop();
-      await Promise.all(left.filter(alive).map((pid) => killAndWait(pid).catch(() => {})));
-      driver = await startDriver('/usr/bin/WebKitWebDriver');
-      return WebDriverSession.create(driver.url, capabilities);
-    }
+  // whose pages crashed: "other side closed"), or never answers it, or starts a MiniBrowser whose
+  // first page never loads (each seen in full runs: the test timed out setting up its session).
+  // Each try is bounded (SESSION_TRY_MS, well inside the fixture's 60 s); after a transport
+  // failure or silence the driver is replaced (its browsers killed with it) and the session
+  // started again, at most SESSION_TRIES times in all. A WebDriver error is not retried.
+  const SESSION_TRY_MS = 12_000;
+  const SESSION_TRIES = 3;
+  async function restartDriver() {
+    const left = descendants(driver.pid).map((p) => p.pid);
+    await driver.stop();
+    await Promise.all(left.filter(alive).map((pid) => killAndWait(pid).catch(() => {})));
+    driver = await startDriver('/usr/bin/WebKitWebDriver');
   }
+  async function startSession() {
+    const before = new Set(descendants(driver.pid).map((p) => p.pid));
+    const wd = await WebDriverSession.create(driver.url, capabilities, { timeoutMs: SESSION_TRY_MS });
+    const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
+    if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
+    const prefix = `s${++sessions}`;
+    const connected = servers.remote.connected(`${prefix}-launcher`, SESSION_TRY_MS);
+    connected.catch(() => {});
+    await wd.send('POST', '/url', { url: withTab(`${servers.loopback}tests/browser/pages/launcher.html`, `${prefix}-launcher`) });
+    const session = new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
+    session.launcherHandle = await wd.send('GET', '/window');
+    return session;
+  }
+  const silent = (error) => error instanceof TypeError || error?.name === 'TimeoutError' || /no page connected|did not start in time/.test(String(error?.message));
   return {
     name: 'webkit',
     async newSession() {
-      const before = new Set(descendants(driver.pid).map((p) => p.pid));
-      const wd = await createSession();
-      const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
-      if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
-      const prefix = `s${++sessions}`;
-      const connected = servers.remote.connected(`${prefix}-launcher`);
-      await wd.send('POST', '/url', { url: withTab(`${servers.loopback}tests/browser/pages/launcher.html`, `${prefix}-launcher`) });
-      const session = new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
-      session.launcherHandle = await wd.send('GET', '/window');
-      return session;
+      for (let attempt = 1; ; attempt++) {
+        let timer;
+        try {
+          return await Promise.race([startSession(), new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`a WebKit session did not start in time (${SESSION_TRY_MS + 3_000} ms)`)), SESSION_TRY_MS + 3_000);
+          })]);
+        } catch (error) {
+          if (attempt >= SESSION_TRIES || !silent(error)) throw error;
+          console.log(`webkit: a new session failed (${String(error?.message ?? error).slice(0, 120)}); starting a fresh driver, try ${attempt + 1} of ${SESSION_TRIES}`);
+          await restartDriver();
+        } finally {
+          clearTimeout(timer);
+        }
+      }
     },
     async close() {
       await driver.stop();
