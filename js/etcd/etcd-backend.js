@@ -520,6 +520,9 @@ export class EtcdBackend {
       if (!record.deleting) this.finish(record);
       return;
     }
+    // Normally gone already; were it not (this client took it for gone too early), it would
+    // keep a place in the queue, perhaps at its head, for as long as its lease lives.
+    if (record.leaseId !== null) this.deleteLater(record.key);
     this.byKey.delete(record.key);
     record.attempt += 1;
     record.key = this.layout.requestKey(record.name, record.mode, this.clientId, `${record.token}-${record.attempt}`);
@@ -633,7 +636,15 @@ export class EtcdBackend {
       const then = at === revision ? now : await this.call(() => this.client.kv.range({ ...range, revision: at }));
       if (state.mirror !== mirror || mirror.closed || this.closed || mirror.revision !== at || mirror.matches(then.kvs)) return;
     }
-    this.rebuildMirror(name, state, mirror, now.kvs, revision);
+    // Rebuilt in the operation chain, from a read made there: no request of this client is being
+    // sent meanwhile, so every key of its records that the read lacks is gone (a read made before
+    // a request's key was written would otherwise count that request as gone).
+    await this.enqueue(async () => {
+      if (state.mirror !== mirror || mirror.closed || this.closed) return;
+      const fresh = await this.call(() => this.client.kv.range(range));
+      if (state.mirror !== mirror || mirror.closed || this.closed) return;
+      this.rebuildMirror(name, state, mirror, fresh.kvs, Number(fresh.header.revision));
+    });
   }
 
   rebuildMirror(name, state, stale, kvs, revision) {

@@ -67,7 +67,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
         } else if (message.op === 'grant') {
           const key = `${message.name}@${message.fence}`;
           if (!grants.has(key)) grants.set(key, []);
-          grants.get(key).push(`${message.key.slice(-28)} by ${message.where} (view at ${message.mirror})`);
+          grants.get(key).push(`${message.key.slice(-28)} by ${message.where} (view at ${message.mirror}: ${message.queue}; watch: ${JSON.stringify(message.history)})`);
         } else if (message.op === 'outcome') {
           seen[message.kind]++;
         } else if (message.op === 'done') {
