@@ -64,7 +64,7 @@ export class EtcdBackend {
     this.writeVersions = new Map(); // leaseId -> how many writes of this client are committed with it
     this.endpoints = [];
     this.audits = null;    // the audit timer, while records wait or are held
-    this.stats = { audits: 0, mirrorsRebuilt: 0 };
+    this.stats = { audits: 0, mirrorsRebuilt: 0, grantsChecked: 0, grantsRefused: 0 };
     this.observers = new Set(); // observeLocks watches (observer.js), stopped by close()
     this.chain = Promise.all([clientReady, endpointsReady ?? []]).then(([client, endpoints]) => {
       this.client = client;
@@ -431,7 +431,7 @@ export class EtcdBackend {
       this.grant(record, revision);
     } else {
       const seen = state.mirror?.entries.get(record.key);
-      if (seen?.grantRevision !== undefined) this.grant(record, seen.grantRevision);
+      if (seen?.grantRevision !== undefined) this.grantFromView(record, seen.grantRevision);
     }
     if (state.mirror === null && !this.closed) {
       state.mirror = new NameMirror(this.layout.namePrefix(record.name), kvs, revision,
@@ -449,7 +449,7 @@ export class EtcdBackend {
     }
     for (const entry of grants) {
       const record = this.byKey.get(entry.key);
-      if (record !== undefined && record.state === PENDING) this.grant(record, entry.grantRevision);
+      if (record !== undefined && record.state === PENDING) this.grantFromView(record, entry.grantRevision);
     }
     for (const entry of deletes) {
       const record = this.byKey.get(entry.key);
@@ -636,15 +636,78 @@ export class EtcdBackend {
       const then = at === revision ? now : await this.call(() => this.client.kv.range({ ...range, revision: at }));
       if (state.mirror !== mirror || mirror.closed || this.closed || mirror.revision !== at || mirror.matches(then.kvs)) return;
     }
-    // Rebuilt in the operation chain, from a read made there: no request of this client is being
-    // sent meanwhile, so every key of its records that the read lacks is gone (a read made before
-    // a request's key was written would otherwise count that request as gone).
-    await this.enqueue(async () => {
+    await this.rebuildFromEtcd(name, state, mirror);
+  }
+
+  /**
+   * Rebuilt in the operation chain, from a read made there: no request of this client is being
+   * sent meanwhile, so every key of its records that the read lacks is gone (a read made before
+   * a request's key was written would otherwise count that request as gone).
+   */
+  rebuildFromEtcd(name, state, mirror) {
+    const prefix = this.layout.namePrefix(name);
+    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    return this.enqueue(async () => {
       if (state.mirror !== mirror || mirror.closed || this.closed) return;
       const fresh = await this.call(() => this.client.kv.range(range));
       if (state.mirror !== mirror || mirror.closed || this.closed) return;
       this.rebuildMirror(name, state, mirror, fresh.kvs, Number(fresh.header.revision));
     });
+  }
+
+  /**
+   * A grant decided by a name's view (its watch) is checked against etcd's history before it is
+   * told: the name's keys read at the grant's revision must have this request among the held
+   * ones (queue.js). Exclusion then never rests on the watch having delivered every change: a
+   * view that missed one (seen in the chaos test: two clients' views each put their own key at
+   * the head at the same revision, and both were told granted with one fencing token) is rebuilt
+   * instead, and decides again. The checks of one name run in order (its grants keep their order).
+   */
+  grantFromView(record, fence) {
+    if (record.state !== PENDING || record.checking) return;
+    record.checking = true;
+    const key = record.key;
+    const state = this.nameState(record.name);
+    const check = (state.checks ?? RESOLVED).then(() => this.heldAt(record, fence)).then((answer) => {
+      record.checking = false;
+      if (answer === null || record.state !== PENDING || record.deleting || record.key !== key) return;
+      this.stats.grantsChecked++;
+      if (answer.held) {
+        this.grant(record, answer.revision);
+        return;
+      }
+      this.stats.grantsRefused++;
+      if (this.stats.grantsRefused === 1) {
+        process.emitWarning?.(`the etcd watch of a lock name missed a change: a grant it showed is not in etcd's history at revision ${fence}; its view is rebuilt from etcd`, { code: 'WEBLOCKS_ETCD_WATCH' });
+      }
+      const mirror = state.mirror;
+      if (mirror !== null && !state.auditing) {
+        state.auditing = true;
+        this.rebuildFromEtcd(record.name, state, mirror).catch(() => {}).finally(() => { state.auditing = false; });
+      }
+    }, (error) => {
+      record.checking = false;
+      if (record.state !== PENDING || record.key !== key) return;
+      this.fail(record, error);
+    });
+    state.checks = check.catch(() => {});
+  }
+
+  /** Whether the record's key is among the held ones of its name at `revision` (now, if that history is compacted). */
+  async heldAt(record, revision) {
+    const prefix = this.layout.namePrefix(record.name);
+    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    let read;
+    try {
+      read = await this.retrying(record, () => this.client.kv.range({ ...range, revision }));
+    } catch (error) {
+      if (!/compacted/i.test(String(error?.message))) throw error;
+      read = await this.retrying(record, () => this.client.kv.range(range));
+      if (read !== null) revision = Number(read.header.revision);
+    }
+    if (read === null) return null;
+    const ordered = orderQueue(read.kvs.map(entryOf));
+    return { held: ordered.slice(0, heldCount(ordered)).some((entry) => entry.key === record.key), revision };
   }
 
   rebuildMirror(name, state, stale, kvs, revision) {

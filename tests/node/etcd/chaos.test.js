@@ -34,7 +34,7 @@ after(async () => {
   await cluster.stop();
 });
 
-test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted, members paused and answers lost or delayed: zero fencing violations, nothing stuck`, { timeout: CHAOS_MS * 4 + 90_000 }, async () => {
+test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted, members paused and answers lost or delayed: zero fencing violations, nothing stuck`, { timeout: CHAOS_MS * 4 + 150_000 }, async () => {
   const namespace = `chaos-${process.pid}/`;
   const names = ['alpha', 'beta', 'gamma'];
   const resource = new FencedResource();
@@ -92,7 +92,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   const end = Date.now() + CHAOS_MS;
   const cap = Date.now() + CHAOS_MS * 4;
   const enough = () => resource.check().writes > 100 && seen.stolen > 0 && seen.aborted > 0 && seen.null > 0
-    && events.answersLost > 0;
+    && events.answersLost > 0 && events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0;
   const chaosOver = () => Date.now() >= end && (enough() || Date.now() >= cap);
   // Answer loss, beside the rest: the answer of the next call lost (its connection cut), every
   // answer lost for a moment, or every answer late for a moment.

@@ -76,3 +76,36 @@ test('a holder whose watch misses a steal learns that its lock was stolen, after
   const outcome = await within(20_000, held.then(() => 'resolved', (error) => error), 'the holder learns of the steal');
   assert.equal(outcome?.name, 'AbortError');
 });
+
+test('a waiter whose view wrongly shows the holder gone is not told granted: the grant is checked against etcd\'s history, and the view rebuilt', { timeout: 60_000 }, async (t) => {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-grant-${process.pid}/` } };
+  const holder = createLockManager(options);
+  const waiter = createLockManager(options);
+  const other = createLockManager(options);
+  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter), closeLockManager(other)]));
+  let release;
+  let holding = false;
+  const held = new Promise((resolve) => {
+    holder.request('x', () => { holding = true; resolve(); return new Promise((r) => { release = r; }); });
+  });
+  await held;
+  let waiterHolding = false;
+  let waiterSawHolder = null;
+  const granted = waiter.request('x', () => { waiterHolding = true; waiterSawHolder = holding; });
+  await untilPending(waiter, 1);
+  // A revision at which the holder still holds x (a write elsewhere), and a view that believes its key was deleted there.
+  await other.request('elsewhere', () => {});
+  const { revision } = (await backends.get(clientIdOf(other)).client.kv.range({ key: Buffer.from('none') })).header;
+  const backend = backends.get(clientIdOf(waiter));
+  const holderKey = [...backend.names.get('x').mirror.entries.values()].find((entry) => entry.clientId === clientIdOf(holder)).key;
+  backend.names.get('x').mirror.apply({ header: { revision }, events: [{ type: 'Delete', kv: { key: Buffer.from(holderKey), mod_revision: revision } }] });
+  for (;;) { // the grant it showed was checked, or (without the check) told
+    if (waiterHolding || backend.stats.grantsRefused > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.equal(waiterHolding, false, 'the waiter is not granted while the holder holds x');
+  holding = false;
+  release();
+  await within(20_000, granted, 'the waiter is granted once the holder released');
+  assert.equal(waiterSawHolder, false);
+});
