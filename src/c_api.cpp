@@ -150,15 +150,8 @@ int32_t wl_free_mutex_of_dead_owner(wl_engine* handle, uint32_t owner_tag) {
 
 int32_t wl_request(wl_engine* handle, double client_handle, const uint16_t* name, uint32_t name_length,
                    uint32_t mode, uint32_t wait_mode, double* id) {
-  Engine* engine = wl::as_engine(handle);
-  if (mode > WL_SHARED || wait_mode > WL_PREEMPT || name_length >= 0x40000000u) return WL_BAD_ARGUMENT;
-  if (wait_mode == WL_PREEMPT && mode != WL_EXCLUSIVE) return WL_BAD_ARGUMENT;  // spec 4.x step 7
-  WL_LOCK_OR_BUSY(engine);
-  Client* client = engine->clients.find(client_handle);
-  if (!client) return WL_BAD_CLIENT;
-  wl::RequestWithin within{0, 0, nullptr, 0};
-  auto call = [&] { return wl::request_a_lock(engine, client, name, name_length, mode, wait_mode, id, within); };
-  return held_mutex.retry_after_merge(call(), call);
+  // A request made inside no held lock's callback: nothing to look for a deadlock through.
+  return wl_request_within(handle, client_handle, name, name_length, mode, wait_mode, 0, 0, id, nullptr, 0);
 }
 
 int32_t wl_request_within(wl_engine* handle, double client_handle, const uint16_t* name, uint32_t name_length,
