@@ -5,6 +5,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { appBundleOptions } from '../scripts/browser-bundles.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,6 +35,12 @@ export async function measureSizes() {
       if (dir === 'build/dist' && name.endsWith('.wasm')) continue;   // copies of build/wasm
       rows.push(measure(`${dir}/${name}`, readFileSync(`${root}${dir}/${name}`)));
     }
+  }
+  try {
+    const app = await build(appBundleOptions());
+    rows.push(measure("import 'weblocks-wasm/polyfill' (an app's esbuild bundle, minified)", Buffer.from(app.outputFiles[0].contents)));
+  } catch (error) {
+    rows.push({ file: 'weblocks-wasm/polyfill (app bundle)', error: String(error.message).split('\n')[0] });
   }
   for (const entry of ['js/node/polyfill.js']) {
     if (!existsSync(`${root}${entry}`)) continue;

@@ -11,6 +11,7 @@ const required = [
   'build/dist/weblocks-engine.wasm',
   'build/dist/weblocks-engine-shared.wasm',
   'build/dist/weblocks-hub.js',
+  'build/dist/weblocks-in-context.js',
   'build/dist/weblocks-polyfill.js',
   'build/dist/weblocks-sentinel.js',
   'build/dist/weblocks-test-setup.cjs',
@@ -28,4 +29,4 @@ if (problems.length > 0) {
     'Build it first: bash scripts/build.sh (needs the toolchain of scripts/setup.sh).');
   process.exit(1);
 }
-console.log('check-package: the engine, the hub, the sentinel, the polyfill and the test setup bundles are in build/dist/');
+console.log('check-package: the engine, the hub, the in-context fallback, the sentinel, the polyfill and the test setup bundles are in build/dist/');

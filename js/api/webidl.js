@@ -97,7 +97,7 @@ export function abortReason(signal) {
 
 /**
  * WebIDL interface members: operations and attributes are enumerable, the prototype has
- * Symbol.toStringTag, and the interface object throws "Illegal constructor" (done by the class).
+ * Symbol.toStringTag, the interface object is named `name` and throws "Illegal constructor" (done by the class).
  */
 export function shapeInterface(cls, name) {
   const proto = cls.prototype;
@@ -108,4 +108,6 @@ export function shapeInterface(cls, name) {
     Object.defineProperty(proto, key, desc);
   }
   Object.defineProperty(proto, Symbol.toStringTag, { value: name, writable: false, enumerable: false, configurable: true });
+  // The interface object's name is its identifier, also after a minifier renamed the class.
+  Object.defineProperty(cls, 'name', { value: name, writable: false, enumerable: false, configurable: true });
 }

@@ -10,7 +10,7 @@ import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { Sentinel, sentinelWorkerFor } from './sentinel.js';
 import { sentinelUrlOf, startScript } from './script-urls.js';
-import { localHubPort } from './local-hub.js';
+import { localHubPort, loadInContextHub } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
 
@@ -40,15 +40,18 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   let connect;
   let identify = null; // a fresh connection to the origin-wide hub, to learn which hub serves it now
   // The platform offers no hub here: an in-context engine, said once, or an error when required.
-  const inContext = (reason) => () => {
-    if (requireHub) throw noHubHere(reason);
-    return localHubPort(reason, space);
+  // The fallback's script is loaded at once (a service worker may load it only now).
+  const inContext = (reason) => {
+    if (requireHub) return () => { throw noHubHere(reason); };
+    loadInContextHub(scope);
+    return () => localHubPort(reason, space, scope);
   };
   if (typeof globalThis.MessageChannel !== 'function') {
     const error = notABrowser();
     connect = () => { throw error; };
   } else if (forceLocal) {
-    connect = () => localHubPort('asked for an in-context engine', space);
+    loadInContextHub(scope);
+    connect = () => localHubPort('asked for an in-context engine', space, scope);
   } else if (typeof scope.SharedWorker === 'function') {
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
     identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
@@ -107,7 +110,7 @@ function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
     }
     const reason = `the browser refused to start the lock hub ${hubUrl} in this context (the script itself loads)`;
     if (requireHub) backend.fail(noHubHere(reason));
-    else backend.switchTo(() => localHubPort(reason, space));
+    else backend.switchTo(() => localHubPort(reason, space, scope));
   });
   return worker.port;
 }

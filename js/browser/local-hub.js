@@ -2,24 +2,36 @@
 // shared workers created by the app, some mobile browsers; or a browser that refuses the hub's
 // SharedWorker in this frame): a hub in this very context, on an engine of its own. It serves this
 // context and the dedicated workers it creates, over the same protocol, so nothing else changes.
-import { Hub } from '../hub/hub.js';
-import { loadHubEngine } from '../hub/load-engine.js';
-import { engineWasmUrl } from '../engine/index.js';
-import { engineLoadProblem } from '../engine/load-problem.js';
+// The hub and engine binding it needs are a file of their own, weblocks-in-context.js next to
+// the hub (in-context-hub.js), loaded only here: most contexts never need them.
+import { inContextScriptUrl, assetBase } from '../hub/assets.js';
+import { trustedScriptUrl } from './script-urls.js';
+import { IN_CONTEXT_KEY } from './in-context-key.js';
 
 const hubPromises = new Map(); // lock space (null: the default; a storage bucket's name) -> Promise<Hub>
 let warned = false;
+let loading = null;
+
+/**
+ * Starts loading the fallback's script. A service worker may load scripts only while its own script
+ * first runs, so a context that knows it has no hub calls this as the polyfill installs.
+ */
+export function loadInContextHub(scope = globalThis) {
+  if (loading === null) {
+    loading = loadScript(scope);
+    loading.catch(() => {}); // reported by the requests that need it
+  }
+  return loading;
+}
 
 /** A port to this context's own hub of a lock space (created on first use). */
-export async function localHubPort(reason, space = null) {
+export async function localHubPort(reason, space = null, scope = globalThis) {
   if (!warned) {
     warned = true;
     console.warn(`[weblocks] ${reason}: navigator.locks uses an engine in this context, shared only with the workers it creates, not with other tabs.`);
   }
   if (!hubPromises.has(space)) {
-    hubPromises.set(space, loadHubEngine({ preferShared: false }).then(
-      (engine) => new Hub(engine, { hubId: `local-${Math.random().toString(36).slice(2)}` }),
-      (error) => { throw engineLoadError(error); }));
+    hubPromises.set(space, loadInContextHub(scope).then((startInContextHub) => startInContextHub(assetBase())));
   }
   const hub = await hubPromises.get(space);
   const channel = new MessageChannel();
@@ -27,11 +39,38 @@ export async function localHubPort(reason, space = null) {
   return channel.port2;
 }
 
-function engineLoadError(error) {
-  const url = engineWasmUrl({ shared: false }).href;
-  return new DOMException(engineLoadProblem(error, {
-    who: 'this context',
-    policyOf: `this page (${globalThis.location?.href})`,
-    otherwise: `Web Locks: the lock engine could not be loaded (${error?.message ?? error}). Serve ${url} (Content-Type application/wasm) next to the polyfill.`,
-  }), 'NotSupportedError');
+function loadScript(scope) {
+  if (typeof scope[IN_CONTEXT_KEY] === 'function') return Promise.resolve(scope[IN_CONTEXT_KEY]);
+  const url = inContextScriptUrl();
+  if (url === undefined) return Promise.reject(new DOMException('Web Locks: no hub URL, so the in-context engine cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
+  const loaded = () => {
+    if (typeof scope[IN_CONTEXT_KEY] === 'function') return scope[IN_CONTEXT_KEY];
+    throw notLoaded(url, 'it ran but did not register (not the file of this version?)');
+  };
+  if (typeof scope.importScripts === 'function') {
+    try {
+      scope.importScripts(trustedScriptUrl(scope, url));
+      return Promise.resolve().then(loaded);
+    } catch (error) {
+      // A module worker has importScripts but refuses it (TypeError): import() below.
+      if (error?.name !== 'TypeError') return Promise.reject(notLoaded(url, error?.message ?? error));
+    }
+  }
+  const doc = scope.document;
+  if (doc && typeof doc.createElement === 'function') {
+    return new Promise((resolve, reject) => {
+      const script = doc.createElement('script');
+      script.async = true;
+      script.onload = () => { script.remove(); try { resolve(loaded()); } catch (error) { reject(error); } };
+      script.onerror = () => { script.remove(); reject(notLoaded(url, 'the script did not load')); };
+      script.src = trustedScriptUrl(scope, url);
+      (doc.head ?? doc.documentElement).appendChild(script);
+    });
+  }
+  // A module worker (a service worker refuses import(): it must load the classic polyfill).
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ url).then(loaded, (error) => { throw notLoaded(url, error?.message ?? error); });
+}
+
+function notLoaded(url, why) {
+  return new DOMException(`Web Locks: this context has no hub and needs the in-context engine, but ${url} could not be loaded (${why}). Serve weblocks-in-context.js from build/dist/ next to the hub.`, 'NotSupportedError');
 }

@@ -7,8 +7,18 @@ export function setAssetBase(url) {
   base = url;
 }
 
+export function assetBase() {
+  return base;
+}
+
 /** The URL of an engine module, or undefined for the engine's default location. */
 export function engineWasmUrl({ shared }) {
   if (base === null) return undefined;
   return new URL(shared ? 'weblocks-engine-shared.wasm' : 'weblocks-engine.wasm', base).href;
+}
+
+/** The in-context fallback's script (js/browser/classic-in-context.js), served next to the hub. */
+export function inContextScriptUrl() {
+  if (base === null) return undefined;
+  return new URL('weblocks-in-context.js', base).href;
 }

@@ -95,6 +95,26 @@ test('wasm missing where the platform offers no hub (in-context engine): a NotSu
   }
 });
 
+test('the in-context fallback file missing where the platform offers no hub: a NotSupportedError naming its URL', async ({ openTab, servers }) => {
+  // /no-hub/ serves the polyfill and the wasm files only.
+  const page = await openTab('deploy.html?nosw&polyfill=/no-hub/weblocks-polyfill.js');
+  const { request, query } = await tryLocks(page, [], 'y');
+  for (const outcome of [request, query]) {
+    expect(outcome).toMatchObject({ name: 'NotSupportedError' });
+    expect(outcome.message).toContain(`needs the in-context engine, but ${servers.plain}no-hub/weblocks-in-context.js could not be loaded`);
+  }
+});
+
+test('a page that reaches the hub never downloads the in-context fallback; a page without SharedWorker does, and its locks work', async ({ openTab }) => {
+  const downloaded = (tab) => tab.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name.split('/').pop()));
+  const withHub = await openTab();
+  await holdIn(withHub, 'fallback-bytes');
+  expect(await downloaded(withHub)).not.toContain('weblocks-in-context.js');
+  const withoutHub = await openTab('no-shared-worker.html');
+  await holdIn(withoutHub, 'fallback-bytes');
+  expect(await downloaded(withoutHub)).toContain('weblocks-in-context.js');
+});
+
 test('a dedicated worker whose creator does not load the polyfill: no message reaches app code, and its requests reject at once instead of taking a lock another tab holds', async ({ openTab, servers }) => {
   const a = await openTab();
   const held = await holdIn(a, 'z');

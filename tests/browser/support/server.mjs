@@ -61,7 +61,7 @@ function handler(isolated, remote, policies = null) {
     else if (/\/weblocks-sentinel\.js(\?|$)/.test(req.url)) Object.assign(headers, { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' });
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
-    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub)\.js)(\?.*)?$/);
+    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub|in-context)\.js)(\?.*)?$/);
     if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
     // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
     const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
