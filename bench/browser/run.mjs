@@ -5,7 +5,7 @@ import { startServer } from './server.mjs';
 import { summarize } from '../lib/stats.mjs';
 import { CHROMIUM_RESOLVER_ARG } from '../../tests/support/insecure-origin.mjs';
 
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync',
   CHROMIUM_RESOLVER_ARG, // no name resolves but the made-up insecure one (to 127.0.0.1): loopback only

@@ -5,7 +5,9 @@ import { compileEngine, createEngineMemory, attachEngine } from '../engine/index
 import { engineWasmUrl } from './assets.js';
 
 export async function loadHubEngine({ preferShared = true } = {}) {
-  if (preferShared) {
+  // Shared memory needs cross-origin isolation in every browser: a hub without it goes straight to
+  // the ordinary build (before, it fetched and compiled the shared one first, on the first grant's path).
+  if (preferShared && globalThis.crossOriginIsolated !== false) {
     try {
       const module = await compileEngine({ shared: true, url: engineWasmUrl({ shared: true }) });
       return await attachEngine({ module, memory: createEngineMemory({ shared: true }) });

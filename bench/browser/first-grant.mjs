@@ -1,0 +1,84 @@
+// First grant: the ms from a context's first request() to its callback, as an app that takes a lock
+// at page load sees it. Ours (the classic polyfill on the insecure origin) against Chromium's native
+// navigator.locks (on 127.0.0.1), same page, same browser, taken in turns. Cases:
+//   fresh        the first tab of a fresh profile (a new browser context: no hub, empty storage)
+//   second-tab   a tab opened while another tab of the origin is open
+//   worker       a dedicated worker created by an open tab (measured inside the worker)
+//   reload-only  the reload of the only tab of the origin (its hub ends with it)
+//   reload-other the reload of a tab while another tab is open
+// `ours-extended` is ours with Chromium's SharedWorker extendedLifetime option (the hub outlives a reload).
+import { chromium } from 'playwright-core';
+import { startServer } from './server.mjs';
+import { summarize } from '../lib/stats.mjs';
+import { CHROMIUM_ARGS } from './run.mjs';
+import { insecureUrlOf } from '../../tests/support/insecure-origin.mjs';
+
+export const FIRST_GRANT_CASES = ['fresh', 'second-tab', 'worker', 'reload-only', 'reload-other'];
+export const FIRST_GRANT_CONTENDERS = { native: 'Chromium native', ours: 'ours (classic polyfill)', 'ours-extended': 'ours, hub with extendedLifetime' };
+
+async function openPage(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  return page;
+}
+
+const grantOf = (page) => page.evaluate(() => window.firstGrant);
+
+async function once(browser, caseName, url) {
+  const context = await browser.newContext();
+  try {
+    const first = await openPage(context, url);
+    const firstMs = await grantOf(first);
+    switch (caseName) {
+      case 'fresh': return firstMs;
+      case 'second-tab': return await grantOf(await openPage(context, url));
+      case 'worker': return await first.evaluate(() => window.workerFirstGrant());
+      case 'reload-only': await first.reload(); return await grantOf(first);
+      case 'reload-other': {
+        const second = await openPage(context, url);
+        await grantOf(second);
+        await second.reload();
+        return await grantOf(second);
+      }
+      default: throw new Error(`unknown case ${caseName}`);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+/** -> [{ case, contenders: [{ id, label, summary }] }] */
+export async function runFirstGrantBench({ rounds = 12, log = console.error } = {}) {
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const page = `${server.origin}/bench/browser/first-grant.html`;
+  const urls = { native: `${page}?impl=native`, ours: `${insecureUrlOf(page)}?impl=ours`, 'ours-extended': `${insecureUrlOf(page)}?impl=ours&extended` };
+  const results = [];
+  try {
+    for (const caseName of FIRST_GRANT_CASES) {
+      const samples = Object.fromEntries(Object.keys(urls).map((id) => [id, []]));
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 === 0 ? Object.keys(urls) : Object.keys(urls).reverse();
+        for (const id of order) {
+          try {
+            samples[id].push(await once(browser, caseName, urls[id]));
+          } catch (error) {
+            log(`  first grant, ${caseName}, ${id}: ${String(error.message).split('\n')[0]}`);
+          }
+        }
+      }
+      const contenders = Object.keys(urls).map((id) => ({ id, label: FIRST_GRANT_CONTENDERS[id], summary: summarize(samples[id]), samples: samples[id], failed: rounds - samples[id].length }));
+      log(`  first grant, ${caseName}: ${contenders.map((c) => `${c.id} ${c.summary.median.toFixed(1)} ms`).join(', ')}`);
+      results.push({ case: caseName, contenders });
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  return results;
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  const rounds = Number(process.argv[2] ?? 12);
+  console.log(JSON.stringify(await runFirstGrantBench({ rounds }), null, 1));
+}
