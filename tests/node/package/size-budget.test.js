@@ -11,11 +11,13 @@ import { build } from 'esbuild';
 import { root, browserOptions, BROWSER_BUNDLES, appBundleOptions } from '../../../scripts/browser-bundles.mjs';
 
 // gzip -9 bytes. The page's code: the goal is 10 KB (issue 29); what is left over it is measured
-// in docs/bench.md ("Sizes"): HubBackend's connection, hub-loss and re-registration logic.
+// in docs/bench.md ("Sizes"): HubBackend's connection, hub-loss and re-registration logic, and
+// since issue 30 the observeLocks client and the deadlock reports (about 3 KB on the page, 2 KB
+// on the hub). The budgets are today's sizes with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 15_500,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 15_500,
-  'weblocks-hub.js': 15 * 1024,
+  'weblocks-polyfill.js': 18_700,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_000,
+  'weblocks-hub.js': 17_100,
   'weblocks-sentinel.js': 1024,
 };
 
