@@ -131,13 +131,19 @@ test('jsdom windows (classes of their own), with one copy of the package or a co
 });
 
 // The browser build keeps its in-context hub's ports open (in a browser the page's end closes
-// them): it runs in a child process that exits when done.
+// them): it runs in a child process that exits when done. The in-context fallback is handed to
+// each window as weblocks-in-context.js would register it there.
 test("the browser build's install() in two happy-dom windows (one Navigator class): each window gets navigator.locks, and neither throws", async () => {
   const { code, stdout, stderr } = await new Promise((resolve) => {
     execFile(process.execPath, ['--input-type=module', '-e', `
       import { Window } from 'happy-dom';
       import { install } from ${JSON.stringify(new URL('../../../js/browser/install.js', import.meta.url).href)};
+      import { startInContextHub } from ${JSON.stringify(new URL('../../../js/browser/in-context-hub.js', import.meta.url).href)};
+      import { IN_CONTEXT_KEY } from ${JSON.stringify(new URL('../../../js/browser/in-context-key.js', import.meta.url).href)};
       const [first, second, untouched] = [new Window(), new Window(), new Window()];
+      // In a browser, weblocks-in-context.js (served next to the hub) registers this in the window
+      // that needs the fallback; here there is nothing to serve it from.
+      for (const window of [first, second]) window[IN_CONTEXT_KEY] = startInContextHub;
       const outcome = {};
       for (const [key, window] of Object.entries({ first, second })) {
         const installed = install({ scope: window, forceLocal: true });
