@@ -26,8 +26,8 @@ const later = (task) => { RESOLVED.then(task); };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const MIRROR_IDLE_MS = 1000;
-// A name's mirror that has changed nothing for AUDIT_AFTER_MS while this client waits or holds
-// there is compared with etcd (audit()); a mirror behind etcd gets AUDIT_GRACE_MS to catch up.
+// A name's view that has changed nothing for AUDIT_AFTER_MS while this client waits or holds
+// there is compared with etcd (audit()); one that differs gets AUDIT_GRACE_MS to catch up.
 const AUDIT_AFTER_MS = 2000;
 const AUDIT_GRACE_MS = 1000;
 
@@ -612,29 +612,19 @@ export class EtcdBackend {
   /**
    * A watch can fall silent or miss a change (a stream that broke at the wrong moment; never
    * seen in etcd's own history): this client would then wait for ever for a lock that is free,
-   * or hold on to one whose key is gone. So a mirror that has been quiet while this client waits
-   * or holds on its name is compared with etcd: the name's keys now; then, once the mirror has
-   * reached that revision, its keys against a read at the mirror's own revision. A mirror that
-   * does not catch up, or that differs, is replaced by one built from the read, with a new watch,
-   * and what the read says is decided on: a grant (fenced by the read's revision, which is at
-   * or after the true grant and before any later one), or a key gone.
+   * or hold on to one whose key is gone. So a view that has been quiet while this client waits or
+   * holds on its name is compared with the name's keys in etcd now (a view's revision moves only
+   * with its own name's changes, so keys are compared, not revisions). A view that still differs
+   * after AUDIT_GRACE_MS more (time for changes on their way to it) is rebuilt.
    */
   async audit(name, state, mirror) {
     this.stats.audits++;
     const prefix = this.layout.namePrefix(name);
     const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
-    const now = await this.call(() => this.client.kv.range(range));
-    const revision = Number(now.header.revision);
-    if (mirror.revision < revision) {
-      let timer;
-      await Promise.race([mirror.reached(revision), new Promise((resolve) => { timer = setTimeout(resolve, AUDIT_GRACE_MS); })]);
-      clearTimeout(timer);
-    }
-    if (state.mirror !== mirror || mirror.closed || this.closed) return;
-    if (mirror.revision >= revision) {
-      const at = mirror.revision;
-      const then = at === revision ? now : await this.call(() => this.client.kv.range({ ...range, revision: at }));
-      if (state.mirror !== mirror || mirror.closed || this.closed || mirror.revision !== at || mirror.matches(then.kvs)) return;
+    for (let look = 0; look < 2; look++) {
+      if (look > 0) await sleep(AUDIT_GRACE_MS);
+      const now = await this.call(() => this.client.kv.range(range));
+      if (state.mirror !== mirror || mirror.closed || this.closed || mirror.matches(now.kvs)) return;
     }
     await this.rebuildFromEtcd(name, state, mirror);
   }

@@ -113,10 +113,7 @@ export class NameMirror {
     this.onChange(this, { grants, deletes, demoted });
   }
 
-  /**
-   * Whether the mirror, at its revision, has exactly the keys of `kvs` as read at that revision
-   * (each with its create revision): what the audit compares.
-   */
+  /** Whether the mirror has exactly the keys of `kvs`, each with its create revision (EtcdBackend's audit). */
   matches(kvs) {
     if (kvs.length !== this.entries.size) return false;
     return kvs.every((kv) => this.entries.get(kv.key.toString())?.create === Number(kv.create_revision));

@@ -109,3 +109,25 @@ test('a waiter whose view wrongly shows the holder gone is not told granted: the
   await within(20_000, granted, 'the waiter is granted once the holder released');
   assert.equal(waiterSawHolder, false);
 });
+
+test('a waiter whose view is right is audited while it waits behind a long hold, and its view is kept, however other names change', { timeout: 60_000 }, async (t) => {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-keep-${process.pid}/` } };
+  const holder = createLockManager(options);
+  const waiter = createLockManager(options);
+  const other = createLockManager(options);
+  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter), closeLockManager(other)]));
+  let release;
+  await new Promise((resolve) => { holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
+  const granted = waiter.request('x', () => {});
+  await untilPending(waiter, 1);
+  const backend = backends.get(clientIdOf(waiter));
+  // Other names change meanwhile (etcd's revision moves on, the view of x does not).
+  let churn = true;
+  const churning = (async () => { for (let i = 0; churn; i++) await other.request(`elsewhere-${i % 3}`, () => {}); })();
+  while (backend.stats.audits < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+  churn = false;
+  await churning;
+  assert.equal(backend.stats.mirrorsRebuilt, 0, 'no view was rebuilt');
+  release();
+  await within(20_000, granted, 'the waiter is granted');
+});
