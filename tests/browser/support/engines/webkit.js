@@ -202,7 +202,13 @@ class WebKitSession {
       await Promise.race([this.wd.delete().catch(() => {}), new Promise((r) => { timer = setTimeout(r, 5_000); })]);
       clearTimeout(timer);
     }
+    // Its web processes go too: one busy in a script (a busy-holder page) does not notice its
+    // browser's end until the script returns, and spins on meanwhile, reparented, slowing the
+    // next sessions' start past their bound (seen as three failed tries in a row after csp.spec's
+    // busy cases; the retry, seconds later, started at once).
+    const tree = descendants(this.browserPid).map((p) => p.pid);
     if (alive(this.browserPid)) await killAndWait(this.browserPid);
+    await Promise.all(tree.filter(alive).map((pid) => killAndWait(pid).catch(() => {})));
   }
 }
 
@@ -214,28 +220,33 @@ export async function launchWebKit(servers) {
   let sessions = 0;
   // WebKitGTK cannot map a name to an address: the insecure origin (weblocks.test) is reached
   // through a proxy on 127.0.0.1 that forwards that name to 127.0.0.1 and refuses every other host.
-  const proxy = await startLoopbackProxy();
-  const capabilities = {
+  let proxy = await startLoopbackProxy();
+  const refused = [];
+  const capabilities = () => ({
     'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
     proxy: webdriverProxyCapability(proxy),
-  };
+  });
   // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
   // whose pages crashed: "other side closed"), or never answers it, or starts a MiniBrowser whose
   // first page never loads (each seen in full runs: the test timed out setting up its session).
   // Each try is bounded (SESSION_TRY_MS, well inside the fixture's 60 s); after a transport
   // failure or silence the driver is replaced (its browsers killed with it) and the session
   // started again, at most SESSION_TRIES times in all. A WebDriver error is not retried.
+  // The proxy is replaced too, so that a try starts with nothing of the one before.
   const SESSION_TRY_MS = 12_000;
   const SESSION_TRIES = 3;
   async function restartDriver() {
     const left = descendants(driver.pid).map((p) => p.pid);
     await driver.stop();
     await Promise.all(left.filter(alive).map((pid) => killAndWait(pid).catch(() => {})));
+    refused.push(...proxy.refused);
+    await proxy.close();
+    proxy = await startLoopbackProxy();
     driver = await startDriver('/usr/bin/WebKitWebDriver');
   }
   async function startSession() {
     const before = new Set(descendants(driver.pid).map((p) => p.pid));
-    const wd = await WebDriverSession.create(driver.url, capabilities, { timeoutMs: SESSION_TRY_MS });
+    const wd = await WebDriverSession.create(driver.url, capabilities(), { timeoutMs: SESSION_TRY_MS });
     const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
     if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
     const prefix = `s${++sessions}`;
@@ -268,7 +279,8 @@ export async function launchWebKit(servers) {
     async close() {
       await driver.stop();
       await proxy.close();
-      if (proxy.refused.length) console.log(`webkit: the loopback proxy refused ${proxy.refused.length} request(s) for other hosts: ${[...new Set(proxy.refused)].join(', ')}`);
+      refused.push(...proxy.refused);
+      if (refused.length) console.log(`webkit: the loopback proxy refused ${refused.length} request(s) for other hosts: ${[...new Set(refused)].join(', ')}`);
     },
   };
 }
