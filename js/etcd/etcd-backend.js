@@ -327,7 +327,7 @@ export class EtcdBackend {
   /** wait and no-wait: one transaction that puts the key and reads the queue. */
   async put(record) {
     const prefix = this.layout.namePrefix(record.name);
-    const readQueue = { request_range: { key: Buffer.from(prefix), range_end: prefixEnd(prefix) } };
+    const readQueue = { request_range: this.layout.nameRange(record.name) };
     const putKey = { request_put: { key: Buffer.from(record.key), value: this.valueOf(record, false), lease: record.leaseId } };
     const compare = [];
     if (record.waitMode === 'no-wait') {
@@ -353,8 +353,7 @@ export class EtcdBackend {
     if (result.responses !== null) {
       return { revision: result.revision, kvs: result.responses[index].response_range.kvs };
     }
-    const prefix = this.layout.namePrefix(record.name);
-    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const range = this.layout.nameRange(record.name);
     try {
       const read = await this.retrying(record, () => this.client.kv.range({ ...range, revision: result.revision }));
       return read === null ? null : { revision: result.revision, kvs: read.kvs };
@@ -371,8 +370,7 @@ export class EtcdBackend {
    * transaction that holds only if the queue is as read.
    */
   async steal(record) {
-    const prefix = this.layout.namePrefix(record.name);
-    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const range = this.layout.nameRange(record.name);
     for (;;) {
       const read = await this.retrying(record, () => this.client.kv.range(range));
       if (read === null) return null;
@@ -603,10 +601,16 @@ export class EtcdBackend {
     const now = performance.now();
     for (const [name, state] of this.names) {
       const mirror = state.mirror;
-      if (mirror === null || mirror.closed || state.records === 0 || state.auditing || now - mirror.changedAt < AUDIT_AFTER_MS) continue;
-      state.auditing = true;
-      this.audit(name, state, mirror).catch(() => {}).finally(() => { state.auditing = false; });
+      if (mirror === null || mirror.closed || state.records === 0 || now - mirror.changedAt < AUDIT_AFTER_MS) continue;
+      this.auditOnce(state, () => this.audit(name, state, mirror));
     }
+  }
+
+  /** Runs `check` (an audit or a rebuild of the name's view) unless one is already under way there. */
+  auditOnce(state, check) {
+    if (state.auditing) return;
+    state.auditing = true;
+    check().catch(() => {}).finally(() => { state.auditing = false; });
   }
 
   /**
@@ -619,8 +623,7 @@ export class EtcdBackend {
    */
   async audit(name, state, mirror) {
     this.stats.audits++;
-    const prefix = this.layout.namePrefix(name);
-    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const range = this.layout.nameRange(name);
     for (let look = 0; look < 2; look++) {
       if (look > 0) await sleep(AUDIT_GRACE_MS);
       const now = await this.call(() => this.client.kv.range(range));
@@ -635,8 +638,7 @@ export class EtcdBackend {
    * a request's key was written would otherwise count that request as gone).
    */
   rebuildFromEtcd(name, state, mirror) {
-    const prefix = this.layout.namePrefix(name);
-    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const range = this.layout.nameRange(name);
     return this.enqueue(async () => {
       if (state.mirror !== mirror || mirror.closed || this.closed) return;
       const fresh = await this.call(() => this.client.kv.range(range));
@@ -670,11 +672,7 @@ export class EtcdBackend {
       if (this.stats.grantsRefused === 1) {
         process.emitWarning?.(`the etcd watch of a lock name missed a change: a grant it showed is not in etcd's history at revision ${fence}; its view is rebuilt from etcd`, { code: 'WEBLOCKS_ETCD_WATCH' });
       }
-      const mirror = state.mirror;
-      if (mirror !== null && !state.auditing) {
-        state.auditing = true;
-        this.rebuildFromEtcd(record.name, state, mirror).catch(() => {}).finally(() => { state.auditing = false; });
-      }
+      if (state.mirror !== null) this.auditOnce(state, () => this.rebuildFromEtcd(record.name, state, state.mirror));
     }, (error) => {
       record.checking = false;
       if (record.state !== PENDING || record.key !== key) return;
@@ -685,8 +683,7 @@ export class EtcdBackend {
 
   /** Whether the record's key is among the held ones of its name at `revision` (now, if that history is compacted). */
   async heldAt(record, revision) {
-    const prefix = this.layout.namePrefix(record.name);
-    const range = { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+    const range = this.layout.nameRange(record.name);
     let read;
     try {
       read = await this.retrying(record, () => this.client.kv.range({ ...range, revision }));

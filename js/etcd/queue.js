@@ -57,6 +57,12 @@ export class KeyLayout {
     return `${this.names}${encodeName(name)}/`;
   }
 
+  /** etcd's range of every key of one name's queue. */
+  nameRange(name) {
+    const prefix = this.namePrefix(name);
+    return { key: Buffer.from(prefix), range_end: prefixEnd(prefix) };
+  }
+
   /** Every exclusive key (steals included) of one name starts with this. */
   exclusivePrefix(name) {
     return `${this.namePrefix(name)}x/`;

@@ -33,6 +33,14 @@ async function within(ms, promise, what) {
   try { return await Promise.race([promise, late]); } finally { clearTimeout(timer); }
 }
 
+/** `count` lock managers on a namespace of their own, closed after test `t`. */
+function managers(t, label, count) {
+  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-${label}-${process.pid}/` } };
+  const made = Array.from({ length: count }, () => createLockManager(options));
+  t.after(() => Promise.all(made.map((locks) => closeLockManager(locks))));
+  return made;
+}
+
 async function untilPending(locks, count) {
   for (;;) {
     const state = await locks.query();
@@ -42,10 +50,7 @@ async function untilPending(locks, count) {
 }
 
 test('a waiter whose watch misses the holder\'s release is granted all the same, after its view is checked against etcd', { timeout: 60_000 }, async (t) => {
-  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-release-${process.pid}/` } };
-  const holder = createLockManager(options);
-  const waiter = createLockManager(options);
-  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter)]));
+  const [holder, waiter] = managers(t, 'release', 2);
   let release;
   let holderToken = 0;
   const held = new Promise((resolve) => {
@@ -63,10 +68,7 @@ test('a waiter whose watch misses the holder\'s release is granted all the same,
 });
 
 test('a holder whose watch misses a steal learns that its lock was stolen, after its view is checked against etcd', { timeout: 60_000 }, async (t) => {
-  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-steal-${process.pid}/` } };
-  const victim = createLockManager(options);
-  const thief = createLockManager(options);
-  t.after(() => Promise.all([closeLockManager(victim), closeLockManager(thief)]));
+  const [victim, thief] = managers(t, 'steal', 2);
   let entered;
   const inside = new Promise((resolve) => { entered = resolve; });
   const held = victim.request('x', () => { entered(); return new Promise(() => {}); });
@@ -78,11 +80,7 @@ test('a holder whose watch misses a steal learns that its lock was stolen, after
 });
 
 test('a waiter whose view wrongly shows the holder gone is not told granted: the grant is checked against etcd\'s history, and the view rebuilt', { timeout: 60_000 }, async (t) => {
-  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-grant-${process.pid}/` } };
-  const holder = createLockManager(options);
-  const waiter = createLockManager(options);
-  const other = createLockManager(options);
-  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter), closeLockManager(other)]));
+  const [holder, waiter, other] = managers(t, 'grant', 3);
   let release;
   let holding = false;
   const held = new Promise((resolve) => {
@@ -111,11 +109,7 @@ test('a waiter whose view wrongly shows the holder gone is not told granted: the
 });
 
 test('a waiter whose view is right is audited while it waits behind a long hold, and its view is kept, however other names change', { timeout: 60_000 }, async (t) => {
-  const options = { etcd: { hosts: cluster.hosts, namespace: `audit-keep-${process.pid}/` } };
-  const holder = createLockManager(options);
-  const waiter = createLockManager(options);
-  const other = createLockManager(options);
-  t.after(() => Promise.all([closeLockManager(holder), closeLockManager(waiter), closeLockManager(other)]));
+  const [holder, waiter, other] = managers(t, 'keep', 3);
   let release;
   await new Promise((resolve) => { holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
   const granted = waiter.request('x', () => {});
