@@ -29,7 +29,7 @@ export const LOST = Object.freeze({
 // The life of one request, as this context sees it.
 const SENT = 0;     // sent, not granted yet (waiting, its place in the queue known once `seq` is set)
 const HELD = 1;     // granted
-const UNSENT = 2;   // waiting in this context (flow control, the sentinel hold, no port yet): the hub knows nothing of it
+const UNSENT = 2;   // waiting in this context (flow control, no port yet): the hub knows nothing of it
 const RELEASING = 3; // released after this context was silent long enough to be declared dead: its result waits for a round trip (release())
 // A context's own silence of this share of DEAD_AFTER makes its releases check with the hub (its
 // last message takes a while to reach the hub): 1 s of the default 1.5 s.
@@ -37,6 +37,8 @@ const RELEASE_CHECK_SHARE = 2 / 3;
 
 // What a hello asks for again (from the records, the aborts and the queries), not from the queue.
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
+// What the hub answers to requests, aborts and queries: held, in order, until this context's sentinel answers.
+const HELD_FOR_SENTINEL = new Set([H.granted, H.notAvailable, H.stolen, H.failed, H.aborted, H.snapshot, H.queryFailed]);
 
 export class HubBackend {
   /**
@@ -78,7 +80,7 @@ export class HubBackend {
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
     this.sentinelHeld = false;  // holdForSentinel() ran (once per context)
-    this.sentinelHold = null;   // requests, aborts and queries held back until the sentinel answers: [message, transfer][]
+    this.sentinelHold = null;   // the hub's answers to requests and queries, held until the sentinel answers (holdForSentinel)
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -212,12 +214,6 @@ export class HubBackend {
   // ---- ports ----
 
   send(message, transfer) {
-    // Queries too: spec 3.2.2 step 4 answers a query after the steps of every request made before it.
-    if (this.sentinelHold !== null && (message.t === C.request || message.t === C.abort || message.t === C.query)) {
-      this.sentinelHold.push([message, transfer]);
-      if (this.port === null && !this.asleep) this.open(null);
-      return;
-    }
     this.flow.enqueue(message, transfer);
     if (this.port === null && !this.asleep) this.open(null);
   }
@@ -255,13 +251,16 @@ export class HubBackend {
   }
 
   /**
-   * This context's first requests wait until its sentinel has answered the hub once
+   * This context's first grants wait until its sentinel has answered the hub once
    * (js/browser/sentinel.js): a new worker's sentinel is started by that worker's own thread, so a
-   * lock granted before it runs could go to a callback that blocks the thread at once, with nobody
-   * to answer the hub for it (measured in Chromium: declared dead at ~1.6 s and the lock granted
-   * elsewhere while the callback ran, in every run). Holding the requests, not the callbacks: a
-   * granted lock's callback then runs as promptly as the spec asks (4.4 step 2.1.11), and nothing
-   * can be stolen from a callback that has not started. Once per context, SENTINEL_START_WAIT at most.
+   * callback run before it runs could block the thread at once, with nobody to answer the hub for
+   * it (measured in Chromium: declared dead at ~1.6 s and the lock granted elsewhere while the
+   * callback ran, in every run). Holding what the hub answers, not the requests: the requests go
+   * at once, so a context's first requests keep their place in the queues in the order they were
+   * made, whatever its start-up waits for (holding the requests instead put a new worker's first
+   * request behind a request another tab made after it). A grant held here is the lock held at the
+   * hub, its callback run once the sentinel answers (or SENTINEL_START_WAIT at most, once per
+   * context); the hub's other answers wait behind it, so every outcome is seen in the hub's order.
    */
   holdForSentinel() {
     if (this.sentinelHeld) return;
@@ -275,21 +274,26 @@ export class HubBackend {
     const late = new Promise((resolve) => { timer = setTimeout(resolve, this.liveness.SENTINEL_START_WAIT, 'late'); });
     Promise.race([answering, late]).then((outcome) => {
       clearTimeout(timer);
-      if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; requests go ahead without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
+      if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; callbacks run without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
       const held = this.sentinelHold ?? [];
       this.sentinelHold = null;
-      // Only what is still wanted: a failed context (fail() emptied its queue) sends nothing more.
-      if (this.failure !== null) return;
-      for (const [message, transfer] of held) {
-        if (message.t === C.request && this.records.get(message.token)?.state !== UNSENT) continue;
-        if (message.t === C.abort && !this.aborts.has(message.token)) continue;
-        if (message.t === C.query) {
-          if (!this.queries.has(message.call)) continue;
-          this.queries.restart(message.call); // its time to answer counts from now
-        }
-        this.send(message, transfer);
+      // A lock stolen before its callback could start: the callback never starts (it would run
+      // while the thief holds the lock); the request rejects as a stolen holder's does.
+      const stolen = new Set(held.filter((m) => m.t === H.stolen).map((m) => m.token));
+      for (const message of held) {
+        if (!stolen.has(message.token)) this.answer(message);
+        else if (message.t === H.stolen) this.stolenBeforeItsCallback(message.token);
       }
     });
+  }
+
+  stolenBeforeItsCallback(token) {
+    const record = this.records.get(token);
+    if (record === undefined) return;
+    this.records.delete(token);
+    if (record.state === HELD || record.state === RELEASING) record.listener.stolen(token);
+    else record.listener.failed(token, new DOMException('The lock was stolen by another request.', 'AbortError'));
+    this.idle();
   }
 
   attach(port, lostHub) {
@@ -319,7 +323,7 @@ export class HubBackend {
     this.flow.postNow({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
     this.helloEntries = [];
     this.helloAtCall = this.nextCall;
-    // Everything is asked for again from the records; while the sentinel hold lasts, held back.
+    // Everything is asked for again from the records: answers held from the port before are void.
     if (this.sentinelHold !== null) this.sentinelHold = [];
     // No hub has any of our requests: an abort in flight settles here (the request is not sent again).
     for (const record of this.records.values()) record.state = UNSENT;
@@ -363,7 +367,8 @@ export class HubBackend {
    * for, in their order at the old hub (seq, then token for requests it never acknowledged).
    */
   hello(lostHub) {
-    // The hello carries every record (held back ones too): no hold for the sentinel after it.
+    // The hello carries every record (one whose grant was held here as waiting: that grant came
+    // from a hub that is gone, or comes again on resume): no hold for the sentinel after it.
     this.sentinelHold = null;
     const held = [];
     const waiting = [];
@@ -408,6 +413,14 @@ export class HubBackend {
       this.log('warn', 'ignored a message that is not from the hub');
       return;
     }
+    if (this.sentinelHold !== null && HELD_FOR_SENTINEL.has(m.t)) {
+      this.sentinelHold.push(m);
+      return undefined;
+    }
+    return this.answer(m);
+  }
+
+  answer(m) {
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
     switch (m.t) {
       case H.ping: this.toHub({ t: C.pong }); return;

@@ -365,7 +365,7 @@ function hubLog(space) {
   return logged;
 }
 
-test('a context\'s first requests reach the hub only once its sentinel has answered the hub, and are then granted in order', async (t) => {
+test('a context\'s first requests reach the hub at once, in order, and their callbacks run only once its sentinel has answered the hub', async (t) => {
   const space = await lockSpace(t);
   const sentinel = handStartedSentinel(t);
   const a = space.client('a', {}, sentinel);
@@ -375,12 +375,28 @@ test('a context\'s first requests reach the hub only once its sentinel has answe
   await until(() => sentinel.ports.length > 0, 'a handed the hub its sentinel');
   const b = space.client('b');
   const seen = await b.locks.query();
-  assert.deepEqual(seen.held.concat(seen.pending).filter((info) => info.clientId === 'a'), [], 'the hub has none of a\'s requests before its sentinel answered');
-  assert.deepEqual(order, []);
+  assert.deepEqual(seen.held.filter((info) => info.clientId === 'a').map((info) => info.name), ['x', 'y'], 'the hub has a\'s requests (their place kept) before its sentinel answered');
+  assert.deepEqual(order, [], 'no callback ran before the sentinel answered');
   sentinel.run();
   await Promise.all([first, second]);
   assert.equal(sentinel.answered, true);
-  assert.deepEqual(order, ['x', 'y'], 'granted in request order once the sentinel answered');
+  assert.deepEqual(order, ['x', 'y'], 'run in request order once the sentinel answered');
+});
+
+test('a lock stolen while its grant waits for the context\'s sentinel: the callback never starts, and the request rejects with an AbortError', async (t) => {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const a = space.client('a', {}, sentinel);
+  let ran = false;
+  const victim = a.locks.request('x', () => { ran = true; });
+  const outcome = victim.then(() => 'resolved', (error) => error.name);
+  await until(() => sentinel.ports.length > 0, 'a handed the hub its sentinel');
+  const b = space.client('b');
+  while (!(await b.locks.query()).held.some((info) => info.clientId === 'a')); // the hub granted x to a
+  await b.locks.request('x', { steal: true }, () => {});
+  sentinel.run();
+  assert.equal(await outcome, 'AbortError');
+  assert.equal(ran, false, 'the stolen lock\'s callback never started');
 });
 
 test('a query made while a context\'s first requests wait for its sentinel waits with them: its answer reflects them (spec 3.2.2 step 4)', async (t) => {

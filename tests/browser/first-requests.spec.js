@@ -1,0 +1,42 @@
+// A context's first requests keep their place: a request is queued at the hub in the order it was
+// made, whatever the context's start-up waits for (its port, its hub, its sentinel). Spec 3.2.2
+// (request a lock) enqueues the request in the lock's queue when request() is called, so a request
+// made after another, in any context, comes after it. Waits on events only: the first of the two
+// grants says which request the hub queued first.
+import { test, expect, call } from './support/fixtures.js';
+
+/** Which of two requests, both waiting for the same lock, is granted first once it is free. */
+async function firstGranted(contenders) {
+  return Promise.race(contenders.map(async ([label, page, path, id]) => { await call(page, path, 'granted', id); return label; }));
+}
+
+test("a new dedicated worker's first request, made before another tab's request, is granted before it", async ({ openTab }) => {
+  const a = await openTab();
+  const b = await openTab();
+  const held = await call(a, 'request', 'first-place');
+  await call(a, 'granted', held);
+  await call(b, 'granted', await call(b, 'request', 'warm-up')); // b is up: its next request is not a first one
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+  const fromWorker = await call(a, [w], 'request', 'first-place'); // the worker's first request
+  const fromTab = await call(b, 'request', 'first-place');
+  await call(a, 'release', held);
+  expect(await firstGranted([['worker', a, [w], fromWorker], ['tab', b, [], fromTab]])).toBe('worker');
+  await call(a, [w], 'release', fromWorker);
+  await call(b, 'granted', fromTab);
+});
+
+test("a new tab's first request, made before another tab's request, is granted before it", async ({ openTab, engine }) => {
+  test.skip(engine === 'webkit', "not met in WebKit (1 run of 2 here): a new tab's port reaches the hub through the SharedWorker's connect event, which WebKit delivers after a connected tab's later message; the hub has no way to tell which was made first (issue 29)");
+  const a = await openTab();
+  const b = await openTab();
+  const held = await call(a, 'request', 'first-place');
+  await call(a, 'granted', held);
+  await call(b, 'granted', await call(b, 'request', 'warm-up'));
+  const c = await openTab();
+  const fromNewTab = await call(c, 'request', 'first-place'); // c's first request
+  const fromTab = await call(b, 'request', 'first-place');
+  await call(a, 'release', held);
+  expect(await firstGranted([['new tab', c, [], fromNewTab], ['tab', b, [], fromTab]])).toBe('new tab');
+  await call(c, 'release', fromNewTab);
+  await call(b, 'granted', fromTab);
+});
