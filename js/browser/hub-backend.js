@@ -37,8 +37,6 @@ const RELEASE_CHECK_SHARE = 2 / 3;
 
 // What a hello asks for again (from the records, the aborts and the queries), not from the queue.
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
-// What the hub answers to requests, aborts and queries: held, in order, until this context's sentinel answers.
-const HELD_FOR_SENTINEL = new Set([H.granted, H.notAvailable, H.stolen, H.failed, H.aborted, H.snapshot, H.queryFailed]);
 
 export class HubBackend {
   /**
@@ -79,8 +77,6 @@ export class HubBackend {
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
-    this.sentinelHeld = false;  // holdForSentinel() ran (once per context)
-    this.sentinelHold = null;   // the hub's answers to requests and queries, held until the sentinel answers (holdForSentinel)
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -239,7 +235,7 @@ export class HubBackend {
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
   open(lostHub) {
     if (this.connecting !== null) return;
-    this.holdForSentinel();
+    this.startSentinel();
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -251,49 +247,14 @@ export class HubBackend {
   }
 
   /**
-   * This context's first grants wait until its sentinel has answered the hub once
-   * (js/browser/sentinel.js): a new worker's sentinel is started by that worker's own thread, so a
-   * callback run before it runs could block the thread at once, with nobody to answer the hub for
-   * it (measured in Chromium: declared dead at ~1.6 s and the lock granted elsewhere while the
-   * callback ran, in every run). Holding what the hub answers, not the requests: the requests go
-   * at once, so a context's first requests keep their place in the queues in the order they were
-   * made, whatever its start-up waits for (holding the requests instead put a new worker's first
-   * request behind a request another tab made after it). A grant held here is the lock held at the
-   * hub, its callback run once the sentinel answers (or SENTINEL_START_WAIT at most, once per
-   * context); the hub's other answers wait behind it, so every outcome is seen in the hub's order.
+   * Starts this context's sentinel (js/browser/sentinel.js) while the hub says hello: nothing waits
+   * for it. Until it has answered the hub once, the hub never declares this context dead for
+   * silence (js/hub/hub.js silenceProvesNothing), so a first callback that blocks the thread at
+   * once (a new worker's sentinel may start only when its thread is free) keeps its lock; its
+   * requests and their callbacks go as promptly as the spec asks (4.4 step 2.1.11).
    */
-  holdForSentinel() {
-    if (this.sentinelHeld) return;
-    this.sentinelHeld = true;
-    if (this.sentinel === null) return;
-    this.sentinel.prepare();
-    const answering = this.sentinel.untilAnswering();
-    if (answering === null) return;
-    this.sentinelHold = [];
-    let timer = 0;
-    const late = new Promise((resolve) => { timer = setTimeout(resolve, this.liveness.SENTINEL_START_WAIT, 'late'); });
-    Promise.race([answering, late]).then((outcome) => {
-      clearTimeout(timer);
-      if (outcome === 'late' && this.sentinelHold !== null) this.log('warn', `this context's sentinel worker did not answer the lock hub within ${this.liveness.SENTINEL_START_WAIT} ms; callbacks run without it, so a callback's synchronous task longer than about ${this.liveness.DEAD_AFTER} ms would lose its locks`);
-      const held = this.sentinelHold ?? [];
-      this.sentinelHold = null;
-      // A lock stolen before its callback could start: the callback never starts (it would run
-      // while the thief holds the lock); the request rejects as a stolen holder's does.
-      const stolen = new Set(held.filter((m) => m.t === H.stolen).map((m) => m.token));
-      for (const message of held) {
-        if (!stolen.has(message.token)) this.answer(message);
-        else if (message.t === H.stolen) this.stolenBeforeItsCallback(message.token);
-      }
-    });
-  }
-
-  stolenBeforeItsCallback(token) {
-    const record = this.records.get(token);
-    if (record === undefined) return;
-    this.records.delete(token);
-    if (record.state === HELD || record.state === RELEASING) record.listener.stolen(token);
-    else record.listener.failed(token, new DOMException('The lock was stolen by another request.', 'AbortError'));
-    this.idle();
+  startSentinel() {
+    this.sentinel?.prepare();
   }
 
   attach(port, lostHub) {
@@ -323,8 +284,7 @@ export class HubBackend {
     this.flow.postNow({ t: C.hello, v: PROTOCOL_VERSION, clientId: this.clientId, key: this.key, lostHub: null, reclaim: [] });
     this.helloEntries = [];
     this.helloAtCall = this.nextCall;
-    // Everything is asked for again from the records: answers held from the port before are void.
-    if (this.sentinelHold !== null) this.sentinelHold = [];
+    // Everything is asked for again from the records.
     // No hub has any of our requests: an abort in flight settles here (the request is not sent again).
     for (const record of this.records.values()) record.state = UNSENT;
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
@@ -367,9 +327,6 @@ export class HubBackend {
    * for, in their order at the old hub (seq, then token for requests it never acknowledged).
    */
   hello(lostHub) {
-    // The hello carries every record (one whose grant was held here as waiting: that grant came
-    // from a hub that is gone, or comes again on resume): no hold for the sentinel after it.
-    this.sentinelHold = null;
     const held = [];
     const waiting = [];
     for (const [token, record] of this.records) {
@@ -413,14 +370,6 @@ export class HubBackend {
       this.log('warn', 'ignored a message that is not from the hub');
       return;
     }
-    if (this.sentinelHold !== null && HELD_FOR_SENTINEL.has(m.t)) {
-      this.sentinelHold.push(m);
-      return undefined;
-    }
-    return this.answer(m);
-  }
-
-  answer(m) {
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
     switch (m.t) {
       case H.ping: this.toHub({ t: C.pong }); return;
@@ -549,7 +498,6 @@ export class HubBackend {
   fail(error) {
     if (this.failure === null) this.log('error', `lock requests fail: ${error.message}`);
     this.failure = error;
-    this.sentinelHold = null;
     const records = [...this.records];
     this.records.clear();
     for (const [token, record] of records) {

@@ -7,8 +7,7 @@
 // and its answer and how long a silence of the hub may last ({ ping, pong, silentAfter }: this
 // script imports nothing, so it stays a few hundred bytes); it answers the hub's pings on it.
 // It also tells its context when the hub stops pinging (its timers run at full rate where a
-// background tab's are throttled), and when it first answered (the context holds its first
-// requests until then: HubBackend.holdForSentinel).
+// background tab's are throttled), and when it first answered (for diagnostics).
 let hubPort = null;
 let alarm = 0;
 let answering = false;

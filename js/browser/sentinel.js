@@ -84,13 +84,7 @@ export class Sentinel {
     this.port = null;     // where the context talks to it: the Worker, or the SharedWorker's port
     this.handedOut = false; // a port for the hub went to this worker
     this.failed = false;
-    this.answered = false; // the sentinel has answered the hub at least once
-    this.answering = new Promise((resolve) => { this.onAnswering = resolve; });
-  }
-
-  /** Null once the sentinel answers the hub (or none can run here); until then a promise of that (HubBackend.holdForSentinel). */
-  untilAnswering() {
-    return this.answered || this.failed ? null : this.answering;
+    this.answered = false; // the sentinel has answered the hub at least once (diagnostics)
   }
 
   /** Starts the sentinel's worker ahead of its first port, so that it starts while the hub says hello. */
@@ -129,7 +123,7 @@ export class Sentinel {
     this.port.onmessage = (event) => {
       if (this.worker !== worker) return;
       if (event.data === 'hub-silent') this.onHubSilent();
-      else if (event.data === 'answering') { this.answered = true; this.onAnswering(); }
+      else if (event.data === 'answering') this.answered = true;
     };
     worker.onerror = (event) => {
       event.preventDefault?.();
@@ -146,7 +140,6 @@ export class Sentinel {
 
   fail(error) {
     this.failed = true;
-    this.onAnswering();
     if (!warned) {
       warned = true;
       console.warn(`[weblocks] this context has no sentinel worker (${error?.message ?? error}), so the lock hub cannot tell a busy context from a crashed one: it keeps this context's locks for as long as the context is silent, and a crash of it leaves them held until its tab or worker closes. Fix: serve weblocks-sentinel.js next to the hub script (${this.url}), and let the page start it: a Content-Security-Policy must allow it (worker-src 'self'), and a cross-origin-isolated page needs it served with Cross-Origin-Embedder-Policy too, as every worker script there.`);

@@ -78,9 +78,6 @@ export const LIVENESS = Object.freeze({
   // decides a loss by that identity, not by a timeout. An identity check that gets no greeting
   // at all within IDENTITY_TIMEOUT falls back to the probe's verdict.
   SENTINEL_ALARM_AFTER: 1000,
-  // A context's first requests wait for its sentinel to answer the hub once (sentinel.js), at most
-  // this long; past it they go ahead unguarded, and the console says so.
-  SENTINEL_START_WAIT: 5000,
   // The hub's echo to itself (hearing.js): unanswered for this long, the hub is deaf (it hears no
   // one, so no one's silence counts).
   ECHO_LATE: 100,

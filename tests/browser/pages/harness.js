@@ -179,14 +179,13 @@
     closeSelf: () => { setTimeout(() => scope.close(), 0); return true; },
     appMessages: () => appMessages.map((m) => JSON.stringify(m)),
     post: (path, data) => { if (path.length === 1) workers.get(path[0]).postMessage(data); else api.call([path[0]], 'post', path.slice(1), data); },
-    /** Where the polyfill's connection stands (for a failing test's report): port, hub, sentinel, held-back requests. */
+    /** Where the polyfill's connection stands (for a failing test's report): port, hub, sentinel, records. */
     backendState: () => {
       const b = scope[Symbol.for('weblocks-wasm.backend')];
       if (!b) return null;
       return {
         port: b.port !== null, connecting: b.connecting !== null, hubId: b.hubId, failure: b.failure && String(b.failure),
         records: [...b.records.values()].map((r) => ({ name: r.name, state: r.state })), outbox: b.flow.waiting,
-        sentinelHold: b.sentinelHold === null ? null : b.sentinelHold.length,
         sentinel: b.sentinel && { started: b.sentinel.worker !== null, answered: b.sentinel.answered, failed: b.sentinel.failed },
         asleep: b.asleep, probe: b.probe !== null, identity: b.identity !== null,
       };
