@@ -18,60 +18,45 @@ export const ALIVE_CLOSED = 'alive-database-closed';
 export function watchAlive(hub, conn, name) {
   if (hub.indexedDB === null || conn.alive?.name === name) return;
   unwatchAlive(conn);
-  const watch = { name, timer: null };
+  const watch = { name, timer: 0 };
   conn.alive = watch;
-  let request;
   try {
-    request = hub.indexedDB.deleteDatabase(name);
+    hub.indexedDB.deleteDatabase(name).onsuccess = () => { if (conn.alive === watch) confirm(hub, conn, watch, 1); };
   } catch {
     conn.alive = null; // IndexedDB refuses here: the heartbeat tells, as without a database
-    return;
   }
-  request.onsuccess = () => { if (conn.alive === watch && conn.client !== null) confirm(hub, conn, watch, 1); };
-  request.onerror = () => { if (conn.alive === watch) conn.alive = null; };
 }
 
 export function unwatchAlive(conn) {
-  const watch = conn.alive;
-  if (watch === undefined || watch === null) return;
+  clearTimeout(conn.alive?.timer);
   conn.alive = null;
-  clearTimeout(watch.timer);
 }
 
 /**
  * The browser closed the context's alive database. Silence decides only where it proves death
  * (hub.silenceCounts: a sentinel that answered before, no creator vouching); otherwise the
  * heartbeat's rules stand. Each round pings both and waits ALIVE_CONFIRM_WAIT: no answer, the
- * context is gone; answers in every round, it lives and keeps its locks.
+ * context is gone; an answer in each of ALIVE_CONFIRM_ROUNDS rounds, it lives and keeps its locks.
+ * A hub that could not hear meanwhile (deaf: hearing.js) or woke late proves nothing: it asks again.
  */
 function confirm(hub, conn, watch, round) {
-  if (!hub.silenceCounts(conn)) {
-    conn.alive = null;
-    return;
-  }
+  if (conn.client === null || !hub.silenceCounts(conn)) { conn.alive = null; return; }
   const askedAt = hub.now();
   askSentinel(hub, conn);
   conn.send({ t: H.ping });
   watch.timer = setTimeout(() => {
-    watch.timer = null;
-    if (conn.alive !== watch || conn.client === null) return;
-    const now = hub.now();
-    // A hub that could not hear (its echo late: hearing.js) or woke late proves nothing: ask again.
-    const late = now - askedAt > hub.liveness.ALIVE_CONFIRM_WAIT * 3;
-    if (lastHeardFrom(conn) < askedAt && !late && !hub.deaf()) {
-      conn.alive = null;
-      const why = `the browser closed its alive database, and neither it nor its sentinel answered within ${hub.liveness.ALIVE_CONFIRM_WAIT} ms`;
-      hub.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
+    if (conn.alive !== watch) return;
+    const answered = lastHeardFrom(conn) >= askedAt;
+    if (!answered && hub.now() - askedAt < hub.liveness.ALIVE_CONFIRM_WAIT * 3 && !hub.deaf()) {
+      const why = `its alive database was closed, and no answer came within ${hub.liveness.ALIVE_CONFIRM_WAIT} ms`;
+      hub.log('info', `${conn.clientId} declared dead (${why})`);
       hub.close(conn, { tell: true, why, cause: ALIVE_CLOSED });
-      return;
+    } else if (!answered || round < hub.liveness.ALIVE_CONFIRM_ROUNDS) {
+      confirm(hub, conn, watch, answered ? round + 1 : round);
+    } else {
+      conn.alive = null;
+      hub.verdict(conn, ALIVE_CLOSED, false);
     }
-    if (lastHeardFrom(conn) < askedAt || round < hub.liveness.ALIVE_CONFIRM_ROUNDS) {
-      confirm(hub, conn, watch, lastHeardFrom(conn) < askedAt ? round : round + 1);
-      return;
-    }
-    conn.alive = null;
-    hub.log('info', `${conn.clientId}'s alive database was closed by the browser, but it answered: it keeps its locks`);
-    hub.verdict(conn, ALIVE_CLOSED, false);
   }, hub.liveness.ALIVE_CONFIRM_WAIT);
 }
 
@@ -84,8 +69,6 @@ function confirm(hub, conn, watch, round) {
 export async function sweepAliveDatabases(indexedDB) {
   if (indexedDB === null || typeof indexedDB.databases !== 'function') return;
   try {
-    for (const { name } of await indexedDB.databases()) {
-      if (typeof name === 'string' && name.startsWith(ALIVE_PREFIX)) indexedDB.deleteDatabase(name);
-    }
+    for (const { name } of await indexedDB.databases()) if (name?.startsWith(ALIVE_PREFIX)) indexedDB.deleteDatabase(name);
   } catch { /* no list: as above */ }
 }
