@@ -38,7 +38,7 @@ async function aliveSpace(t, idb = fakeIndexedDB()) {
   const ports = [];
   t.after(() => { hub.stop(); for (const port of ports) port.close(); });
   /** A raw context: it never answers the hub's pings itself (busy or gone); its sentinel does while `answering`. */
-  async function context(clientId) {
+  async function context(clientId, { sentinel: withSentinel = true } = {}) {
     const { port1, port2 } = new MessageChannel();
     ports.push(port1, port2);
     const heard = [];
@@ -46,9 +46,10 @@ async function aliveSpace(t, idb = fakeIndexedDB()) {
     hub.connect(port2);
     port1.postMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId, key: `key-${clientId}`, lostHub: null, reclaim: [] });
     await until(() => heard.some((m) => m.t === 'welcome'), `${clientId} is welcomed`);
+    const c = { clientId, port: port1, heard, answering: true, pongs: 0 };
+    if (!withSentinel) return c;
     const sentinel = new MessageChannel();
     ports.push(sentinel.port1, sentinel.port2);
-    const c = { clientId, port: port1, heard, answering: true, pongs: 0 };
     sentinel.port1.on('message', (m) => {
       if (m.t === 'ping' && c.answering) { c.pongs++; sentinel.port1.postMessage({ t: 'pong' }); }
     });
@@ -63,8 +64,8 @@ function grantedTokens(c) {
   return c.heard.filter((m) => m.t === 'granted').map((m) => m.token);
 }
 
-async function holderAndWaiter(space) {
-  const a = await space.context('a');
+async function holderAndWaiter(space, options) {
+  const a = await space.context('a', options);
   const b = await space.context('b');
   a.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
   await until(() => grantedTokens(a).includes(1), 'a holds x');
@@ -108,6 +109,18 @@ test('an alive database closed after its context said bye changes nothing more',
   b.port.postMessage({ t: 'query', call: 1 });
   await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), [], 'a clean exit has no verdict');
+});
+
+test('a context with no sentinel that ever answered keeps its locks when its alive database closes: nothing could confirm a crash', async (t) => {
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space, { sentinel: false });
+  deleting.onsuccess();
+  b.port.postMessage({ t: 'query', call: 1 });
+  await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
+  const snapshot = b.heard.find((m) => m.t === 'snapshot');
+  assert.deepEqual(snapshot.held.map((info) => [info.name, info.clientId]), [['x', 'a']]);
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), []);
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false);
 });
 
 test('a starting hub deletes the alive databases the browser lists, and no other database', async (t) => {
