@@ -1,6 +1,7 @@
 // Alive databases: a crashed tab's locks released as soon as the browser knows it is gone, not a
-// heartbeat later (spec 2.6, agent termination: its requests aborted, its locks released). A window holds an IndexedDB database of its own open while it lives
-// (js/browser/alive-database.js) and names it to the hub (C.alive). The hub asks the browser to
+// heartbeat later (spec 2.6, agent termination: its requests aborted, its locks released). A
+// window holds an IndexedDB database of its own open while it lives (js/browser/alive-database.js)
+// and names it to the hub (C.alive). The hub asks the browser to
 // delete it: the delete waits while the window's connection is open (the window ignores the
 // versionchange it is sent, so a busy window changes nothing), and succeeds once the browser has
 // closed that connection: the window's process crashed, or the page closed or navigated away.

@@ -879,6 +879,7 @@ export class Hub {
   }
 
   stop() {
+    for (const conn of this.connections) unwatchAlive(conn);
     this.inbox.stop();
     clearInterval(this.timer);
     this.hearing?.stop();
