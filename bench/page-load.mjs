@@ -1,5 +1,6 @@
 // What a page pays before its first lock (issue 29): the first grant (bench/browser/first-grant.mjs)
-// and the bytes it downloads, ours against Chromium's native navigator.locks and the npm peers.
+// and the bytes it downloads, ours against Chromium's native navigator.locks and the npm peers; and
+// how soon a crashed tab's lock reaches a waiter (bench/browser/crash-release.mjs).
 //   node bench/page-load.mjs [--rounds N]
 // Writes bench/results/page-load.json and bench/results/page-load.md; the README's figures come
 // from the JSON (node scripts/readme-figures.mjs).
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { runFirstGrantBench } from './browser/first-grant.mjs';
+import { runCrashReleaseBench } from './browser/crash-release.mjs';
 import { appBundleOptions } from '../scripts/browser-bundles.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,6 +60,14 @@ function markdown(results) {
     const cell = (s) => `${s.median.toFixed(1)} (${s.q1.toFixed(1)}-${s.q3.toFixed(1)})`;
     lines.push(`| ${CASES[row.case]} | ${cell(by.native)} | ${cell(by.ours)} | ${(by.ours.median / by.native.median).toFixed(1)}x | ${cell(by['ours-extended'])} |`);
   }
+  if (results.crashRelease) {
+    const by = Object.fromEntries(results.crashRelease.map((c) => [c.id, c.summary]));
+    const cell = (s) => `${s.median.toFixed(1)} (${s.q1.toFixed(1)}-${s.q3.toFixed(1)})`;
+    lines.push('', 'A crashed tab\'s lock: ms from CDP `Page.crash` of the holder to the waiter\'s grant, both tabs on 127.0.0.1 with',
+      'COOP + COEP (a process each), ours with the native API removed (bench/browser/crash-release.mjs).', '',
+      '| case | native | ours | ours / native |', '|---|---:|---:|---:|',
+      `| crashed tab: release | ${cell(by.native)} | ${cell(by.ours)} | ${(by.ours.median / by.native.median).toFixed(1)}x |`);
+  }
   lines.push('', '| file | bytes | gzip -9 |', '|---|---:|---:|');
   for (const row of results.sizes) lines.push(`| ${row.label} | ${row.raw} | ${row.gzip} |`);
   return lines.join('\n');
@@ -72,6 +82,7 @@ const results = {
   chromium: (await import('node:child_process')).execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(),
   load: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))),
   firstGrant,
+  crashRelease: await runCrashReleaseBench({ rounds: Math.min(Number(values.rounds), 8) }),
   sizes: await sizes(),
 };
 writeFileSync(`${root}bench/results/page-load.json`, JSON.stringify(results, null, 1) + '\n');

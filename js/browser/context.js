@@ -9,6 +9,7 @@ import { createLockManager } from '../api/index.js';
 import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { Sentinel, sentinelWorkerFor } from './sentinel.js';
+import { AliveDatabase } from './alive-database.js';
 import { sentinelUrlOf, startScript } from './script-urls.js';
 import { localHubPort, loadInContextHub } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
@@ -74,7 +75,10 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   const sentinelWorker = viaHub ? sentinelWorkerFor(scope, kind) : null;
   const sentinel = sentinelWorker === null ? null
     : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope });
-  backend = new HubBackend(connect, { announcements, identify, sentinel });
+  // A window's crash reaches the hub through its alive database where IndexedDB allows one
+  // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
+  const alive = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
+  backend = new HubBackend(connect, { announcements, identify, sentinel, alive });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

@@ -77,6 +77,9 @@ export class HubBackend {
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
+    // A window's alive database (js/browser/alive-database.js): its crash reaches the hub from the browser.
+    this.alive = options.alive ?? null;
+    this.aliveSent = null;      // the alive database's name as last sent to the hub
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
     this.channel = options.announcements ?? null;
@@ -236,6 +239,7 @@ export class HubBackend {
   open(lostHub) {
     if (this.connecting !== null) return;
     this.startSentinel();
+    this.alive?.open();
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -468,6 +472,7 @@ export class HubBackend {
     // meanwhile); the others' first message is still on its way.
     for (const [call, observer] of this.observers) if (observer.started) this.send({ t: C.observe, call });
     this.sendSentinel();
+    this.sendAlive();
     this.idle();
   }
 
@@ -731,6 +736,14 @@ export class HubBackend {
     if (port !== null) this.flow.postNow({ t: C.sentinel }, [port]);
   }
 
+  /** The hub gets the name of our alive database, once welcomed and while it is open (again after a hello). */
+  sendAlive() {
+    const name = this.alive?.name ?? null;
+    if (name === null || this.port === null || this.hubId === null || this.helloEntries !== null || this.asleep || this.failure !== null) return;
+    this.flow.postNow({ t: C.alive, name });
+    this.aliveSent = name;
+  }
+
   // ---- liveness: this context leaving ----
 
   /** pagehide: tell the hub at once (it releases everything). persisted: the page may come back. */
@@ -738,6 +751,8 @@ export class HubBackend {
     if (this.port === null || this.asleep) return;
     this.flow.postNow({ t: C.bye });
     if (!persisted) return;
+    // A delete waiting on its database would evict the page from the back/forward cache.
+    this.alive?.close();
     this.asleep = true;
     this.flow.close();
     this.loseHeld(LOST.pageHidden);
@@ -749,6 +764,7 @@ export class HubBackend {
     this.asleep = false;
     this.lastHeard = this.now();
     this.hello(null);
+    this.alive?.open();
     if (this.records.size > 0) this.watch();
   }
 

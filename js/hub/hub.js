@@ -1,7 +1,8 @@
 // The hub: one lock engine serving every context of an origin over MessagePorts. Each port is one
 // engine client (the spec's agent); its messages are validated (protocol.js) and can name only
 // that connection's own tokens. Liveness: `bye` (pagehide), the port `close` event where the
-// browser fires it, and a heartbeat for crashed tabs and terminated workers. After a hub loss the
+// browser fires it, a window's alive database closed by the browser (alive.js), and a heartbeat
+// for crashed tabs and terminated workers. After a hub loss the
 // clients re-register here; a reclaim window holds back new requests until they have.
 // Independent of SharedWorker: hub-worker.js wires it to `onconnect`; tests can drive it directly.
 import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
@@ -11,6 +12,7 @@ import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
+import { watchAlive, unwatchAlive, sweepAliveDatabases } from './alive.js';
 import { FairInbox } from './fair-inbox.js';
 import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
@@ -53,6 +55,7 @@ class Connection {
     this.cut = false;         // its port was closed for volume (cut): registered still, its locks kept
     this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
     this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
+    this.alive = null;        // the alive database the hub is deleting (alive.js), once the context named one
     this.toldUnregistered = false;
   }
 
@@ -76,6 +79,8 @@ export class Hub {
    *   (the default: claims are trusted)
    *   succession: this hub's record (succession.js takeOver): its predecessor, and told when the
    *   hub has no registered client left (idle) and when it has one again (serving)
+   *   indexedDB: the hub's IDBFactory, for the contexts' alive databases (alive.js); without it,
+   *   they are ignored
    */
   constructor(engine, options = {}) {
     this.engine = engine;
@@ -104,6 +109,8 @@ export class Hub {
     this.recording = false;     // true while the record is being told this hub serves clients again
     this.refusedClaims = 0;
     this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
+    this.indexedDB = options.indexedDB ?? null;
+    sweepAliveDatabases(this.indexedDB);
     this.timer = setInterval(() => this.tick(), this.liveness.TICK);
     this.reclaimTimer = null;
     // The origin-wide hub announces itself (the in-context fallback does not): contexts that
@@ -270,6 +277,7 @@ export class Hub {
           if (!ports || ports.length !== 1) return this.reject(conn, 'sentinel without exactly one port', message);
           return attachSentinel(this, conn, ports[0]);
         case C.sync: return conn.send({ t: H.synced, call: message.call });
+        case C.alive: return watchAlive(this, conn, message.name);
         case C.observe: return this.observe(conn, message.call);
         case C.unobserve: return this.unobserve(conn, message.call);
         default: return undefined;
@@ -793,7 +801,7 @@ export class Hub {
       if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn)) {
         const why = silenceOf(conn, now);
         this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
-        this.close(conn, { tell: true, why });
+        this.close(conn, { tell: true, why, cause: 'heartbeat' });
       } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && silenceProvesNothing(conn)) {
         conn.toldUnwatched = true;
         this.log('warn', `${conn.clientId} has been silent for ${Math.round(unheard)} ms and has no sentinel that ever answered: `
@@ -811,9 +819,10 @@ export class Hub {
    * the context may be alive after all (frozen, throttled): it is told, and treats its locks as stolen.
    * Its dedicated workers go with it.
    */
-  close(conn, { tell, why }) {
+  close(conn, { tell, why, cause }) {
     for (const child of conn.children) if (child.client !== null) this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
     if (conn.client === null) return;
+    if (cause !== undefined) this.verdict(conn, cause, true);
     const client = conn.client;
     conn.client = null;
     conn.dead = true;
@@ -829,6 +838,7 @@ export class Hub {
     conn.tokenOfId.clear();
     conn.unsentOrder = [];
     detachSentinel(conn);
+    unwatchAlive(conn);
     if (this.clientIds.get(conn.clientId) === conn) this.clientIds.delete(conn.clientId);
     this.deferred = this.deferred.filter(([c]) => c !== conn);
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
@@ -838,6 +848,21 @@ export class Hub {
     this.deliverEvents();
     // No registered client left: nobody can hold or wait under this hub, and its record says so.
     if (this.succession !== null && this.clientIds.size === 0) this.succession.idle();
+  }
+
+  /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). */
+  silenceCounts(conn) {
+    return !vouchedFor(conn) && !silenceProvesNothing(conn);
+  }
+
+  /** The hub's echo to itself is late: it hears no one now (hearing.js). */
+  deaf() {
+    return this.hearing !== null && this.hearing.deaf();
+  }
+
+  /** Says on the announcement channel what the hub decided about a silent context, and why (diagnostics, tests). */
+  verdict(conn, cause, dead) {
+    try { this.channel?.postMessage({ t: ANNOUNCE.verdict, clientId: conn.clientId, cause, dead }); } catch { /* closed */ }
   }
 
   /** The port is gone for good. */
@@ -854,6 +879,7 @@ export class Hub {
   }
 
   stop() {
+    for (const conn of this.connections) unwatchAlive(conn);
     this.inbox.stop();
     clearInterval(this.timer);
     this.hearing?.stop();

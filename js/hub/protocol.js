@@ -13,8 +13,9 @@
  * Also 6: a machine hub (js/machine/) learns each client's process from its hello (`proc`),
  * confirms every release (`released`) and gives a fencing token with every grant.
  * 7: observers (C.observe, H.changes) and deadlocks (C.request's `under` and `reject`, H.deadlock).
+ * 8: alive databases (C.alive, js/hub/alive.js): a window names the IndexedDB database it holds open.
  */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -82,13 +83,27 @@ export const LIVENESS = Object.freeze({
   // one, so no one's silence counts).
   ECHO_LATE: 100,
   IDENTITY_TIMEOUT: 5000,
+  // A context's alive database was closed by the browser (js/hub/alive.js): the hub pings the
+  // context and its sentinel and waits this long for an answer before it releases the context's
+  // locks. An answer means the context lives (the browser closed the connection for another
+  // reason): it is asked again, ALIVE_CONFIRM_ROUNDS times in all (a WebKit window's sentinel, a
+  // shared worker, outlives a crashed window by tens of milliseconds), then keeps its locks.
+  ALIVE_CONFIRM_WAIT: 100,
+  ALIVE_CONFIRM_ROUNDS: 2,
 });
+
+/** The name of every alive database (js/browser/alive-database.js): the prefix, then a random id. */
+export const ALIVE_PREFIX = 'weblocks-alive:';
 
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
 // a fresh hub says { t: 'hub-started', hubId }; a context that holds or waits under another hub
 // answers { t: 'had-hub', hubId } and checks its own hub at once. A fresh hub holds grants back for
 // STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died.
-export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub' });
+// The hub also says what it decided about a context that did not say bye: { t: 'liveness-verdict',
+// clientId, cause, dead } (cause: 'heartbeat', 'alive-database-closed'; dead: false when an alive
+// database closed but the context or its sentinel answered). Contexts ignore it; it is for
+// diagnostics and tests.
+export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub', verdict: 'liveness-verdict' });
 
 // ---- message types ----
 // context -> hub
@@ -115,6 +130,8 @@ export const C = Object.freeze({
                         //   it no longer vouches for the worker, whose silence now counts (hub.js vouchedFor)
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
   sync: 'sync',         // { t, call }: flow control (FLOW): answered by synced once every message before it is handled
+  alive: 'alive',       // { t, name }: this window holds the IndexedDB database `name` (ALIVE_PREFIX + id) open while it
+                        //   lives; the hub deletes it, and the delete completes when the browser closes it (js/hub/alive.js)
 });
 // hub -> context
 export const H = Object.freeze({
@@ -219,6 +236,11 @@ const CLIENT_VALIDATORS = {
   [C.sync]: callOnly,
   [C.observe]: callOnly,
   [C.unobserve]: callOnly,
+  [C.alive](m) {
+    if (!hasOnlyKeys(m, ['t', 'name'])) return 'unexpected fields';
+    if (typeof m.name !== 'string' || !m.name.startsWith(ALIVE_PREFIX) || m.name.length > ALIVE_PREFIX.length + 64) return 'bad alive database name';
+    return null;
+  },
 };
 
 function tokenOnly(m) {

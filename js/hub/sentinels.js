@@ -58,3 +58,11 @@ export function pingSentinel(hub, conn, now) {
     try { sentinel.port.postMessage({ t: H.ping }); } catch { /* gone: silence will tell */ }
   }
 }
+
+/** Pings the sentinel now, whenever it last answered (an alive database's close: js/hub/alive.js). */
+export function askSentinel(hub, conn) {
+  const sentinel = conn.sentinel;
+  if (!sentinel) return;
+  sentinel.lastPing = hub.now();
+  try { sentinel.port.postMessage({ t: H.ping }); } catch { /* gone: silence will tell */ }
+}

@@ -1,6 +1,7 @@
 // Liveness: a context that goes away releases its locks (spec: agent termination). A clean exit
-// (pagehide) tells the hub at once; a crashed renderer or a terminate()d worker says nothing, and
-// the hub's heartbeat declares it dead. The hub's host tab is opened first and left alone here
+// (pagehide) tells the hub at once; a crashed renderer says nothing, but the browser closes its
+// alive database (js/hub/alive.js); a terminate()d worker says nothing, and the hub's heartbeat
+// declares it dead. The hub's host tab is opened first and left alone here
 // (hub-loss.spec.js crashes it). Times are reported, and checked against a loose ceiling only.
 // Every engine: the crashed tab's process really dies (Chromium: Page.crash; Firefox, WebKit:
 // SIGKILL to the tab's own content / web process, see support/engines/).
@@ -31,7 +32,28 @@ test('a tab closed while holding a lock releases it at once (pagehide)', async (
   expect(await call(host, 'query')).toEqual({ held: [], pending: [] });
 });
 
-test('a tab whose process crashed while holding a lock has it released by the heartbeat', async ({ openTab, crashTab }) => {
+/** Resolves once `tab`'s polyfill named its alive database to the hub and the hub handled that (a query after it). */
+async function aliveDatabaseWatched(tab) {
+  const deadline = Date.now() + 15_000;
+  while (await call(tab, 'aliveDatabase') == null) {
+    if (Date.now() > deadline) throw new Error('the tab never named an alive database to the hub');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await call(tab, 'query'); // handled after the alive message: the port is in order
+}
+
+/** The hub's verdict on `clientId`, heard by `tab` (listenForVerdicts first). */
+async function verdictOn(tab, clientId) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const verdict = (await call(tab, 'verdicts')).find((v) => v.clientId === clientId);
+    if (verdict !== undefined) return verdict;
+    if (Date.now() > deadline) throw new Error(`the hub announced no verdict on ${clientId}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a tab whose process crashed while holding a lock has it released through the browser closing its alive database', async ({ openTab, crashTab }) => {
   const host = await openTab();
   await call(host, 'query'); // the hub starts now, in the host's process (WebKit: always the starter's)
   // Isolated pages (COOP + COEP) of the same origin run in processes of their own in Chromium;
@@ -39,17 +61,48 @@ test('a tab whose process crashed while holding a lock has it released by the he
   // (hosted with `host`) down with it.
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
   const waiting = await holdAndWait(a, b, 'crashing');
+  await aliveDatabaseWatched(a);
+  const { clientId } = await call(a, 'connection');
+  await call(b, 'listenForVerdicts');
   const askedAt = await call(b, 'clock');
   await crashTab(a);
   const crashedAt = await call(b, 'clock');
   const granted = await call(b, 'granted', waiting);
   report('crash asked -> process dead', crashedAt - askedAt);
+  report('crash asked -> lock granted elsewhere', granted.at - askedAt);
   report('tab process crashed -> lock granted elsewhere', granted.at - crashedAt);
   expect(granted.at - crashedAt).toBeLessThan(CEILING_MS);
+  expect(await verdictOn(b, clientId), 'the hub released it because the browser closed its alive database').toMatchObject({ cause: 'alive-database-closed', dead: true });
   const state = await call(host, 'query');
   expect(named(state.held, 'crashing')).toHaveLength(1);
   const connection = await call(b, 'connection');
   expect(connection.stats, 'the hub itself survived').toMatchObject({ hubLosses: 0 });
+  await call(b, 'release', waiting);
+});
+
+test('a busy tab whose alive database is closed while it holds a lock keeps the lock: its sentinel answers the hub\'s check', async ({ openTab }) => {
+  // The browser may close a live page's database (site data cleared): the hub then asks the page
+  // and its sentinel before it releases anything. Here the page closes it itself, and is busy in
+  // its callback as the hub asks: only the sentinel can answer.
+  const host = await openTab();
+  await call(host, 'query');
+  const [a, b] = await Promise.all([openTab(), openTab()]);
+  const name = 'busy-alive-closed';
+  const busy = await call(a, 'holdBusy', name, 2000);
+  await call(a, 'granted', busy);
+  const waiting = await call(b, 'request', name);
+  await until(b, (s) => named(s.pending, name).length === 1, 'the waiter is queued behind the busy holder');
+  await aliveDatabaseWatched(a);
+  const { clientId } = await call(a, 'connection');
+  await call(b, 'listenForVerdicts');
+  await call(a, 'go', busy, { closeAliveDatabase: true });
+  expect(await verdictOn(b, clientId), 'the hub checked, and found the tab alive').toMatchObject({ cause: 'alive-database-closed', dead: false });
+  const granted = await call(b, 'granted', waiting);
+  const section = await call(a, 'section', busy);
+  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+  expect(granted.at, 'the waiter was granted only after the busy holder left its critical section').toBeGreaterThanOrEqual(section.exitedAt);
+  expect(await call(a, 'settled', busy)).toEqual({ ok: true });
+  expect((await call(a, 'connection')).stats.declaredDead, 'the busy holder was never declared dead').toBe(0);
   await call(b, 'release', waiting);
 });
 

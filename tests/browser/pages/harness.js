@@ -21,6 +21,9 @@
     });
   }
   const clock = () => performance.timeOrigin + performance.now();
+  const backendOf = () => scope[Symbol.for('weblocks-wasm.backend')];
+  const verdicts = [];
+  let verdictChannel = null;
 
   function request(name, options = {}) {
     const id = ++nextHandle;
@@ -165,7 +168,24 @@
       return id;
     },
     /** Starts the busy task of holdBusy(id) after this call has returned. */
-    go: (id) => { const h = handle(id); setTimeout(h.start, 0); return clock(); },
+    // closeAliveDatabase: first close this window's alive database (js/browser/alive-database.js)
+    // as the browser would for another reason than a crash, so that the hub's check finds it busy.
+    go: (id, { closeAliveDatabase = false } = {}) => {
+      const h = handle(id);
+      setTimeout(() => { if (closeAliveDatabase) backendOf().alive.db.close(); h.start(); }, 0);
+      return clock();
+    },
+    /** The name of the alive database this window's polyfill last gave the hub, or null. */
+    aliveDatabase: () => backendOf().aliveSent,
+    /** From now on, records the hub's liveness verdicts (js/hub/protocol.js ANNOUNCE) heard by this window. */
+    listenForVerdicts: () => {
+      if (verdictChannel === null) {
+        verdictChannel = new BroadcastChannel('weblocks-wasm-hub');
+        verdictChannel.onmessage = (event) => { if (event.data && event.data.t === 'liveness-verdict') verdicts.push({ ...event.data, at: clock() }); };
+      }
+      return true;
+    },
+    verdicts: () => verdicts.slice(),
     /** Shares a buffer with a worker (isolated pages only): its busy sections stamp it while they run. */
     shareBeat(workerId) {
       const buffer = new SharedArrayBuffer(8);

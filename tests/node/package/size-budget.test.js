@@ -13,11 +13,13 @@ import { root, browserOptions, BROWSER_BUNDLES, appBundleOptions } from '../../.
 // gzip -9 bytes. The page's code: the goal is 10 KB (issue 29); what is left over it is measured
 // in docs/bench.md ("Sizes"): HubBackend's connection, hub-loss and re-registration logic, and
 // since issue 30 the observeLocks client and the deadlock reports (about 3 KB on the page, 2 KB
-// on the hub). The budgets are today's sizes with a little room: they stop growth, not meet the goal.
+// on the hub), and since issue 29's crash signal the alive database (js/browser/alive-database.js,
+// js/hub/alive.js: about 0.45 KB on the page, 0.6 KB on the hub). The budgets are today's sizes
+// with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 18_700,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_000,
-  'weblocks-hub.js': 17_100,
+  'weblocks-polyfill.js': 19_150,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_400,
+  'weblocks-hub.js': 17_700,
   'weblocks-sentinel.js': 1024,
 };
 

@@ -1,0 +1,138 @@
+// Alive databases (js/hub/alive.js): a window names the IndexedDB database it holds open, the hub
+// deletes it, and the delete's success (the browser closed the window's connection) releases the
+// window's locks once neither the window nor its sentinel answers a check; an answer keeps them.
+// The hub is driven over Node MessageChannels with raw protocol messages; IndexedDB is a fake
+// whose deletes succeed when the test says (the browser closing the connection).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MessageChannel } from 'node:worker_threads';
+import { createLocalEngine } from '../../../js/engine/index.js';
+import { Hub } from '../../../js/hub/hub.js';
+import { PROTOCOL_VERSION, ALIVE_PREFIX, validateClientMessage } from '../../../js/hub/protocol.js';
+import { PREDECESSOR } from '../../../js/hub/succession.js';
+import { until } from './until.js';
+
+const quiet = () => {};
+
+function fakeIndexedDB(listed = []) {
+  const idb = {
+    deletes: [], // every deleteDatabase request, in order: { name, onsuccess, onerror }
+    deleteDatabase(name) {
+      const request = { name, onsuccess: null, onerror: null };
+      idb.deletes.push(request);
+      return request;
+    },
+    async databases() { return listed.map((name) => ({ name, version: 1 })); },
+  };
+  return idb;
+}
+
+/** A hub whose heartbeat would take a minute: only the alive database can end a context here. */
+async function aliveSpace(t, idb = fakeIndexedDB()) {
+  const announced = [];
+  const announce = { postMessage: (m) => announced.push(m), close() {}, onmessage: null };
+  const hub = new Hub(await createLocalEngine(), {
+    hubId: 'alive-hub', log: quiet, indexedDB: idb, announce, predecessor: PREDECESSOR.none,
+    liveness: { DEAD_AFTER: 60_000 },
+  });
+  const ports = [];
+  t.after(() => { hub.stop(); for (const port of ports) port.close(); });
+  /** A raw context: it never answers the hub's pings itself (busy or gone); its sentinel does while `answering`. */
+  async function context(clientId, { sentinel: withSentinel = true } = {}) {
+    const { port1, port2 } = new MessageChannel();
+    ports.push(port1, port2);
+    const heard = [];
+    port1.on('message', (m) => heard.push(m));
+    hub.connect(port2);
+    port1.postMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId, key: `key-${clientId}`, lostHub: null, reclaim: [] });
+    await until(() => heard.some((m) => m.t === 'welcome'), `${clientId} is welcomed`);
+    const c = { clientId, port: port1, heard, answering: true, pongs: 0 };
+    if (!withSentinel) return c;
+    const sentinel = new MessageChannel();
+    ports.push(sentinel.port1, sentinel.port2);
+    sentinel.port1.on('message', (m) => {
+      if (m.t === 'ping' && c.answering) { c.pongs++; sentinel.port1.postMessage({ t: 'pong' }); }
+    });
+    port1.postMessage({ t: 'sentinel' }, [sentinel.port2]);
+    await until(() => c.pongs > 0, `${clientId}'s sentinel answered the hub`);
+    return c;
+  }
+  return { hub, idb, announced, context };
+}
+
+function grantedTokens(c) {
+  return c.heard.filter((m) => m.t === 'granted').map((m) => m.token);
+}
+
+async function holderAndWaiter(space, options) {
+  const a = await space.context('a', options);
+  const b = await space.context('b');
+  a.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
+  await until(() => grantedTokens(a).includes(1), 'a holds x');
+  b.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
+  a.port.postMessage({ t: 'alive', name: `${ALIVE_PREFIX}a` });
+  await until(() => space.idb.deletes.some((r) => r.name === `${ALIVE_PREFIX}a`), 'the hub asked to delete a\'s alive database');
+  return { a, b, deleting: space.idb.deletes.find((r) => r.name === `${ALIVE_PREFIX}a`) };
+}
+
+test('a context whose alive database the browser closed, and which no longer answers, has its locks released with that cause', async (t) => {
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space);
+  a.answering = false; // its process is gone: its sentinel with it
+  deleting.onsuccess();
+  await until(() => grantedTokens(b).includes(1), 'the waiter is granted x');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true }]);
+  assert.match(a.heard.find((m) => m.t === 'dead')?.why ?? '', /alive database/);
+});
+
+test('a busy context whose alive database the browser closed keeps its locks while its sentinel answers the check', async (t) => {
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space);
+  const pongsBefore = a.pongs;
+  deleting.onsuccess(); // a itself is busy (it never answers); its sentinel answers
+  await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false }]);
+  assert.ok(a.pongs - pongsBefore >= 2, 'the sentinel was asked in each round');
+  assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
+});
+
+test('an alive database closed after its context said bye changes nothing more', async (t) => {
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space);
+  a.port.postMessage({ t: 'bye' });
+  await until(() => grantedTokens(b).includes(1), 'the waiter is granted x after the bye');
+  a.answering = false;
+  deleting.onsuccess();
+  b.port.postMessage({ t: 'query', call: 1 });
+  await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), [], 'a clean exit has no verdict');
+});
+
+test('a context with no sentinel that ever answered keeps its locks when its alive database closes: nothing could confirm a crash', async (t) => {
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space, { sentinel: false });
+  deleting.onsuccess();
+  b.port.postMessage({ t: 'query', call: 1 });
+  await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
+  const snapshot = b.heard.find((m) => m.t === 'snapshot');
+  assert.deepEqual(snapshot.held.map((info) => [info.name, info.clientId]), [['x', 'a']]);
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), []);
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false);
+});
+
+test('a starting hub deletes the alive databases the browser lists, and no other database', async (t) => {
+  const idb = fakeIndexedDB([`${ALIVE_PREFIX}old-1`, 'app-data', `${ALIVE_PREFIX}old-2`, 'weblocks-hub-succession']);
+  await aliveSpace(t, idb);
+  await until(() => idb.deletes.length === 2, 'the stale alive databases are deleted');
+  assert.deepEqual(idb.deletes.map((r) => r.name), [`${ALIVE_PREFIX}old-1`, `${ALIVE_PREFIX}old-2`]);
+});
+
+test('an alive message must name a database of the alive prefix, and nothing else', () => {
+  assert.equal(validateClientMessage({ t: 'alive', name: `${ALIVE_PREFIX}0f3c` }), null);
+  assert.equal(validateClientMessage({ t: 'alive', name: 'app-data' }), 'bad alive database name');
+  assert.equal(validateClientMessage({ t: 'alive', name: ALIVE_PREFIX + 'x'.repeat(65) }), 'bad alive database name');
+  assert.equal(validateClientMessage({ t: 'alive', name: `${ALIVE_PREFIX}a`, extra: 1 }), 'unexpected fields');
+});
