@@ -48,14 +48,14 @@ async function once(browser, caseName, url) {
 }
 
 /** -> [{ case, contenders: [{ id, label, summary }] }] */
-export async function runFirstGrantBench({ rounds = 12, log = console.error } = {}) {
+export async function runFirstGrantBench({ rounds = 12, cases = FIRST_GRANT_CASES, log = console.error } = {}) {
   const server = await startServer();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
   const page = `${server.origin}/bench/browser/first-grant.html`;
   const urls = { native: `${page}?impl=native`, ours: `${insecureUrlOf(page)}?impl=ours`, 'ours-extended': `${insecureUrlOf(page)}?impl=ours&extended` };
   const results = [];
   try {
-    for (const caseName of FIRST_GRANT_CASES) {
+    for (const caseName of cases) {
       const samples = Object.fromEntries(Object.keys(urls).map((id) => [id, []]));
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? Object.keys(urls) : Object.keys(urls).reverse();
@@ -79,6 +79,8 @@ export async function runFirstGrantBench({ rounds = 12, log = console.error } = 
 }
 
 if (process.argv[1] === new URL(import.meta.url).pathname) {
+  // node bench/browser/first-grant.mjs [rounds] [case,case...]
   const rounds = Number(process.argv[2] ?? 12);
-  console.log(JSON.stringify(await runFirstGrantBench({ rounds }), null, 1));
+  const cases = process.argv[3] ? process.argv[3].split(',') : FIRST_GRANT_CASES;
+  console.log(JSON.stringify(await runFirstGrantBench({ rounds, cases }), null, 1));
 }
