@@ -12,7 +12,7 @@ import { Sentinel, sentinelWorkerFor } from './sentinel.js';
 import { AliveDatabase } from './alive-database.js';
 import { sentinelUrlOf, startScript } from './script-urls.js';
 import { localHubPort, loadInContextHub } from './local-hub.js';
-import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark } from './worker-ports.js';
+import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
 
 export function contextKind(scope = globalThis) {
@@ -39,6 +39,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   const hubName = hubNameOf(space);
   let backend;
   let connect;
+  let connectNow = null; // a port at hand, for the first connection (a worker's early port)
   let identify = null; // a fresh connection to the origin-wide hub, to learn which hub serves it now
   // The platform offers no hub here: an in-context engine, said once, or an error when required.
   // The fallback's script is loaded at once (a service worker may load it only now).
@@ -59,7 +60,8 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {
       listenForParentPorts(scope);
-      connect = () => portFromParent(scope, space);
+      if (space === null) { askEarly(scope); connectNow = earlyPortNow; }
+      connect = () => portFromParent(scope, space, { early: space === null });
       identify = () => portFromParent(scope, space);
     } else {
       const error = creatorWithoutPolyfill(scope);
@@ -77,8 +79,8 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope });
   // A window's crash reaches the hub through its alive database where IndexedDB allows one
   // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
-  const alive = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
-  backend = new HubBackend(connect, { announcements, identify, sentinel, alive });
+  const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
+  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, connectNow });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

@@ -45,6 +45,7 @@ export class HubBackend {
    */
   constructor(connect, options = {}) {
     this.connectPort = connect;
+    this.connectNow = options.connectNow ?? null; // () => a port at hand now, or null (the first connection only)
     this.clientId = options.clientId ?? randomClientId();
     // A secret of this context: a hello on a new port with it resumes our connection at a live hub.
     this.key = randomClientId();
@@ -78,7 +79,7 @@ export class HubBackend {
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
     // A window's alive database (js/browser/alive-database.js): its crash reaches the hub from the browser.
-    this.alive = options.alive ?? null;
+    this.aliveDatabase = options.aliveDatabase ?? null;
     this.aliveSent = null;      // the alive database's name as last sent to the hub
     this.onMessage = (event) => this.receive(event.data);
     // Hub announcements (BroadcastChannel): a fresh hub while we hold or wait under another one.
@@ -239,7 +240,11 @@ export class HubBackend {
   open(lostHub) {
     if (this.connecting !== null) return;
     this.startSentinel();
-    this.alive?.open();
+    this.aliveDatabase?.open();
+    // A port already at hand for the first connection: attached now, so that the first request
+    // goes out within request() itself, ahead of anything this context does after it.
+    const now = this.hubId === null ? (this.connectNow?.() ?? null) : null;
+    if (now !== null) { this.attach(now, lostHub); return; }
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -738,7 +743,7 @@ export class HubBackend {
 
   /** The hub gets the name of our alive database, once welcomed and while it is open (again after a hello). */
   sendAlive() {
-    const name = this.alive?.name ?? null;
+    const name = this.aliveDatabase?.name ?? null;
     if (name === null || this.port === null || this.hubId === null || this.helloEntries !== null || this.asleep || this.failure !== null) return;
     this.flow.postNow({ t: C.alive, name });
     this.aliveSent = name;
@@ -752,7 +757,7 @@ export class HubBackend {
     this.flow.postNow({ t: C.bye });
     if (!persisted) return;
     // A delete waiting on its database would evict the page from the back/forward cache.
-    this.alive?.close();
+    this.aliveDatabase?.close();
     this.asleep = true;
     this.flow.close();
     this.loseHeld(LOST.pageHidden);
@@ -764,7 +769,7 @@ export class HubBackend {
     this.asleep = false;
     this.lastHeard = this.now();
     this.hello(null);
-    this.alive?.open();
+    this.aliveDatabase?.open();
     if (this.records.size > 0) this.watch();
   }
 

@@ -41,6 +41,12 @@ export function patchWorkerConstructor(scope, backendFor) {
     const adopted = adoptions.get(event.target);
     if (adopted === undefined || adopted.ended) return; // terminated: it may run on a moment, but gets no new port
     const backend = backendFor(space);
+    // Asked ahead of the worker's first request: answered only while this context is connected
+    // (a page that never takes a lock does not start the hub because it created a worker).
+    if (event.data.early === true && (backend.port === null || backend.hubId === null)) {
+      event.target.postMessage(markerMessage('no-port'));
+      return;
+    }
     const channel = new MessageChannel();
     adopted.backends.add(backend);
     backend.adopt(channel.port1, adopted.number);
@@ -102,11 +108,39 @@ export function listenForParentPorts(scope) {
   if (listening) return;
   listening = true;
   scope.addEventListener('message', (event) => {
-    if (markerOf(event.data) !== 'port') return;
+    const marker = markerOf(event.data);
+    if (marker !== 'port' && marker !== 'no-port') return;
     event.stopImmediatePropagation();
     const resolve = portWaiters.shift();
-    if (resolve !== undefined && event.ports.length === 1) resolve(event.ports[0]);
+    if (resolve !== undefined) resolve(marker === 'port' && event.ports.length === 1 ? event.ports[0] : null);
   });
+}
+
+// A port to the hub asked for as the worker starts (askEarly): its first request then goes to the
+// hub at once, with no round trip through the creator, so it keeps its place in the queues ahead
+// of requests other contexts make after it (spec 3.2.2: enqueued when request() runs). Used only
+// while younger than EARLY_PORT_MAX_AGE: the hub forgets a port that never said hello after
+// 20 x DEAD_AFTER (30 s).
+const EARLY_PORT_MAX_AGE = 10_000;
+let early = null; // { port: Promise<MessagePort | null>, at, arrived: MessagePort | null }
+
+/** In a dedicated worker that will talk to the default lock space: ask the creator for a port now. */
+export function askEarly(scope) {
+  if (early !== null) return;
+  const asked = { port: null, at: Date.now(), arrived: null };
+  asked.port = askCreator(scope, { ...markerMessage('need-port'), early: true }).then((port) => { asked.arrived = port; return port; });
+  early = asked;
+}
+
+/**
+ * The early port, if it has arrived and is fresh: taken now, so that the first request is posted
+ * within request() itself, before anything the worker does after it (HubBackend.open).
+ */
+export function earlyPortNow() {
+  if (early === null || early.arrived === null || Date.now() - early.at >= EARLY_PORT_MAX_AGE) return null;
+  const port = early.arrived;
+  early = null;
+  return port;
 }
 
 /**
@@ -114,10 +148,23 @@ export function listenForParentPorts(scope) {
  * the hub. It always answers (with a refusal on the port when its own hub failed), so there is no
  * timeout: a busy creator answers late, and a creator that is gone took this worker with it.
  */
-export function portFromParent(scope, space = null) {
+export async function portFromParent(scope, space = null, { early: useEarly = false } = {}) {
+  if (useEarly && early !== null) {
+    const { port, at } = early;
+    early = null;
+    const got = await port;
+    if (got !== null && Date.now() - at < EARLY_PORT_MAX_AGE) return got;
+    got?.close();
+  }
+  const port = await askCreator(scope, space === null ? markerMessage('need-port') : { ...markerMessage('need-port'), space });
+  if (port === null) throw new DOMException('Web Locks: the creating context refused this worker a port to the lock hub.', 'InvalidStateError');
+  return port;
+}
+
+function askCreator(scope, message) {
   return new Promise((resolve) => {
     portWaiters.push(resolve);
-    // The creator answers in the order asked: the first waiter gets the first port.
-    scope.postMessage(space === null ? markerMessage('need-port') : { ...markerMessage('need-port'), space });
+    // The creator answers in the order asked: the first waiter gets the first answer.
+    scope.postMessage(message);
   });
 }

@@ -40,3 +40,17 @@ test("a new tab's first request, made before another tab's request, is granted b
   await call(c, 'release', fromNewTab);
   await call(b, 'granted', fromTab);
 });
+
+test("a page that creates a worker but takes no lock is not connected to the hub for it, and the worker's first request still gets a port", async ({ openTab }) => {
+  // A worker asks its creator for a port as it starts (js/browser/worker-ports.js askEarly); a
+  // creator that is not connected answers no-port rather than start the hub for a worker that may
+  // never take a lock. The ask reaches the page before the worker's harness says it is up.
+  const a = await openTab();
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+  const state = await call(a, 'backendState');
+  expect({ port: state.port, connecting: state.connecting }, 'the page did not connect to the hub for its worker').toEqual({ port: false, connecting: false });
+  const id = await call(a, [w], 'request', 'no-early-port');
+  await call(a, [w], 'granted', id);
+  await call(a, [w], 'release', id);
+  expect(await call(a, [w], 'settled', id)).toMatchObject({ ok: true });
+});

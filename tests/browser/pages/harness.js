@@ -172,7 +172,7 @@
     // as the browser would for another reason than a crash, so that the hub's check finds it busy.
     go: (id, { closeAliveDatabase = false } = {}) => {
       const h = handle(id);
-      setTimeout(() => { if (closeAliveDatabase) backendOf().alive.db.close(); h.start(); }, 0);
+      setTimeout(() => { if (closeAliveDatabase) backendOf().aliveDatabase.db.close(); h.start(); }, 0);
       return clock();
     },
     /** The name of the alive database this window's polyfill last gave the hub, or null. */
