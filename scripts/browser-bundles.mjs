@@ -28,16 +28,21 @@ export const BROWSER_BUNDLES = {
   'weblocks-hub.js': 'js/hub/classic-hub.js',
   'weblocks-in-context.js': 'js/browser/classic-in-context.js',
   'weblocks-sentinel.js': 'js/browser/sentinel-worker.js',
+  'weblocks-observe.js': 'js/browser/classic-observe.js',
 };
 
 /**
  * What an app's bundler makes of `import 'weblocks-wasm/polyfill'` (the "browser" export condition,
- * js/browser/bundled-polyfill.js): esbuild, minified, as an app would ship it.
+ * js/browser/bundled-polyfill.js): esbuild, minified, code splitting on (as an app's bundler splits
+ * a dynamic import(): the observeLocks client is a chunk of its own), as an app would ship it. The
+ * entry's output file is APP_ENTRY_OUTPUT (the others are chunks loaded on demand).
  */
 export function appBundleOptions() {
   return {
     entryPoints: [path.join(root, 'js/browser/bundled-polyfill.js')],
-    bundle: true, format: 'esm', platform: 'browser', minify: true, target: 'es2020',
-    write: false, logLevel: 'silent', legalComments: 'none',
+    bundle: true, format: 'esm', platform: 'browser', minify: true, target: 'es2020', splitting: true,
+    outdir: path.join(root, 'build/app-bundle'), write: false, logLevel: 'silent', legalComments: 'none',
   };
 }
+
+export const APP_ENTRY_OUTPUT = 'bundled-polyfill.js';
