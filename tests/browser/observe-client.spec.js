@@ -73,3 +73,16 @@ test('weblocks-observe.js missing: observeLocks reports a NotSupportedError nami
   const id = await holdIn(page, 'still-works');
   await call(page, 'release', id);
 });
+
+test("the ES module polyfill's observeLocks imports its client (js/api/observe-locks.js) on its first call only, and reports another tab's lock", async ({ openTab }) => {
+  const holder = await openTab();
+  const held = await holdIn(holder, 'observed-by-module');
+  const page = await openTab('module.html');
+  await holdIn(page, 'before-observing');
+  expect(await downloaded(page), 'not imported before the first observeLocks()').not.toContain('observe-locks.js');
+  expect(await observeInPage(page, 'observed-by-module')).toEqual({ stopAtOnce: 'function', held: ['observed-by-module'] });
+  const files = await downloaded(page);
+  expect(files).toContain('observe-locks.js');
+  expect(files).not.toContain(OBSERVE_FILE);
+  await call(holder, 'release', held);
+});
