@@ -46,3 +46,20 @@ export function appBundleOptions() {
 }
 
 export const APP_ENTRY_OUTPUT = 'bundled-polyfill.js';
+
+/**
+ * An app's bundle, split (esbuild's `build`, options over appBundleOptions()): `page` is what loads
+ * before the first lock, the entry and the chunks it imports statically (each its own download);
+ * `onDemand` the chunks it import()s. Each is a list of { path, contents, inputs }.
+ */
+export async function buildAppBundle(build, options = {}) {
+  const result = await build({ ...appBundleOptions(), ...options, metafile: true });
+  const outputs = result.metafile.outputs;
+  const fileOf = (output) => result.outputFiles.find((file) => path.relative(root, file.path) === output);
+  const page = [Object.keys(outputs).find((output) => output.endsWith(`/${APP_ENTRY_OUTPUT}`))];
+  for (let i = 0; i < page.length; i++) {
+    for (const { path: imported, kind } of outputs[page[i]].imports) if (kind === 'import-statement' && !page.includes(imported)) page.push(imported);
+  }
+  const described = (output) => ({ path: output, contents: fileOf(output).contents, inputs: Object.keys(outputs[output].inputs) });
+  return { page: page.map(described), onDemand: Object.keys(outputs).filter((output) => !page.includes(output)).map(described) };
+}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { root, browserOptions, BROWSER_BUNDLES, appBundleOptions, APP_ENTRY_OUTPUT } from '../../../scripts/browser-bundles.mjs';
+import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../scripts/browser-bundles.mjs';
 
 // gzip -9 bytes. The page's code: the goal is 10 KB (issue 29); what is left over it is measured
 // in docs/bench.md ("Sizes"): HubBackend's connection, hub-loss and re-registration logic, and
@@ -31,33 +31,20 @@ async function bundle(options) {
   return { gzip: gzipSync(code, { level: 9 }).length, inputs: Object.keys(result.metafile.inputs) };
 }
 
-// An app's bundle, split: what loads before the first lock is the entry and the chunks it imports
-// statically (each its own download); the chunks it import()s load on demand.
-async function appBundle() {
-  const result = await build({ ...appBundleOptions(), metafile: true });
-  const byPath = new Map(result.outputFiles.map((file) => [path.relative(root, file.path), file]));
-  const outputs = result.metafile.outputs;
-  const entry = Object.keys(outputs).find((output) => output.endsWith(`/${APP_ENTRY_OUTPUT}`));
-  const page = [entry];
-  for (let i = 0; i < page.length; i++) {
-    for (const { path: imported, kind } of outputs[page[i]].imports) if (kind === 'import-statement' && !page.includes(imported)) page.push(imported);
-  }
-  const onDemand = Object.keys(outputs).filter((output) => !page.includes(output));
-  const measure = (files) => ({
-    gzip: files.reduce((sum, output) => sum + gzipSync(byPath.get(output).contents, { level: 9 }).length, 0),
-    inputs: files.flatMap((output) => Object.keys(outputs[output].inputs)),
-  });
-  return { page: measure(page), onDemand: measure(onDemand) };
-}
-
 async function pageBundles() {
   const sizes = {};
   for (const [file, entry] of Object.entries(BROWSER_BUNDLES)) {
     sizes[file] = await bundle({ ...browserOptions(), logLevel: 'silent', entryPoints: [path.join(root, entry)], outfile: path.join(root, 'build/dist', file) });
   }
-  const app = await appBundle();
-  sizes['import \'weblocks-wasm/polyfill\' (esbuild, minified)'] = app.page;
-  sizes['import \'weblocks-wasm/polyfill\': its chunks loaded on demand'] = app.onDemand;
+  // An app's bundle: the entry and the chunks it imports statically load before the first lock
+  // (each file its own download); the chunks it import()s load on demand.
+  const app = await buildAppBundle(build);
+  const measure = (files) => ({
+    gzip: files.reduce((sum, file) => sum + gzipSync(file.contents, { level: 9 }).length, 0),
+    inputs: files.flatMap((file) => file.inputs),
+  });
+  sizes['import \'weblocks-wasm/polyfill\' (esbuild, minified)'] = measure(app.page);
+  sizes['import \'weblocks-wasm/polyfill\': its chunks loaded on demand'] = measure(app.onDemand);
   return sizes;
 }
 
