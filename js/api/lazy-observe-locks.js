@@ -15,7 +15,7 @@ export function createLazyObserveLocks(backend, loadClient) {
   return function observeLocks(callback, options) {
     const { signal } = toObserveArguments(callback, options);
     if (signal?.aborted) return () => {};
-    if (loading === null) loading = Promise.resolve().then(loadClient);
+    if (loading === null) loading = new Promise((resolve) => { resolve(loadClient()); }); // now: a worker's importScripts() may be allowed only now
     const early = bufferedSource(backend.observeSource());
     let stopped = false;
     let stopClient = null;

@@ -47,8 +47,24 @@ export function install(options = {}) {
   // For DevTools and tests: the connection's state (hub id, hub losses, times declared dead).
   Object.defineProperty(scope, Symbol.for('weblocks-wasm.backend'), { value: backend, configurable: true });
   // observeLocks for classic scripts, which cannot import the package's main entry (never on navigator.locks).
-  Object.defineProperty(scope, Symbol.for('weblocks-wasm.observeLocks'), { value: createLazyObserveLocks(backend, () => (options.loadObserveClient ?? loadClassicObserveClient)(scope)), configurable: true });
+  Object.defineProperty(scope, Symbol.for('weblocks-wasm.observeLocks'), { value: createLazyObserveLocks(backend, observeClientLoader(scope, options)), configurable: true });
   return locks;
+}
+
+/**
+ * The observeLocks client's loader, called once. A service worker may load scripts only while its
+ * own script first runs: there the client is loaded now, as the polyfill installs.
+ */
+function observeClientLoader(scope, options) {
+  let loading = null;
+  const load = () => {
+    if (loading === null) loading = (options.loadObserveClient ?? loadClassicObserveClient)(scope);
+    return loading;
+  };
+  if (typeof scope.ServiceWorkerGlobalScope === 'function' && scope instanceof scope.ServiceWorkerGlobalScope) {
+    load().catch(() => {}); // reported by the observeLocks calls that need it
+  }
+  return load;
 }
 
 /**
