@@ -6,6 +6,7 @@
 //                          itself), loaded by the polyfill only where the platform offers no hub
 //   weblocks-sentinel.js   a context's sentinel (a worker of its own that answers the hub for it), served
 //                          next to the hub: a same-origin script, as `worker-src 'self'` wants
+//   weblocks-observe.js    the observeLocks client, loaded by the polyfill on the first observeLocks() call
 //   weblocks-engine*.wasm  copies of build/wasm/*, so that build/dist/ can be served on its own
 //   weblocks-test-setup.cjs  the Node test setup (js/node/test-setup.js) as CommonJS, for jest's
 //                          own require(), which cannot load ES modules
@@ -47,4 +48,4 @@ for (const file of ['weblocks-engine.wasm', 'weblocks-engine-shared.wasm']) {
   if (existsSync(from)) copyFileSync(from, path.join(out, file));
   else console.warn(`build-js: ${path.relative(root, from)} is missing (run scripts/build-engine.sh): the bundles need it at run time`);
 }
-console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-in-context.js, weblocks-sentinel.js (minified, with source maps), weblocks-test-setup.cjs and the engine's wasm`);
+console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-in-context.js, weblocks-sentinel.js, weblocks-observe.js (minified, with source maps), weblocks-test-setup.cjs and the engine's wasm`);

@@ -14,6 +14,7 @@ const required = [
   'build/dist/weblocks-in-context.js',
   'build/dist/weblocks-polyfill.js',
   'build/dist/weblocks-sentinel.js',
+  'build/dist/weblocks-observe.js',
   'build/dist/weblocks-test-setup.cjs',
   'LICENSE',
 ];
@@ -29,4 +30,4 @@ if (problems.length > 0) {
     'Build it first: bash scripts/build.sh (needs the toolchain of scripts/setup.sh).');
   process.exit(1);
 }
-console.log('check-package: the engine, the hub, the in-context fallback, the sentinel, the polyfill and the test setup bundles are in build/dist/');
+console.log('check-package: the engine, the hub, the in-context fallback, the sentinel, the observeLocks client, the polyfill and the test setup bundles are in build/dist/');

@@ -6,7 +6,7 @@
 import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
 import { randomUuid } from './random-id.js';
 import { engineObservers, engineSource } from './engine-observer.js';
-import { deadlockError, warnDeadlock } from './observe-locks.js';
+import { deadlockError, warnDeadlock } from './observe-shared.js';
 
 const WAIT_MODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 

@@ -3,7 +3,6 @@
 // Script cannot construct it; hosts call createLockManager(backend).
 import { Lock, newLock } from './lock.js';
 import { captureAsyncContext, runInsideHeld, currentHeld } from './async-context.js';
-import { observeSource } from './observe-locks.js';
 import {
   toDOMString, toLockOptions, toCallback, domException, abortReason, shapeInterface,
 } from './webidl.js';
@@ -261,37 +260,6 @@ shapeInterface(LockManager, 'LockManager');
 
 function toLockInfo(info) {
   return { name: info.name, mode: info.mode, clientId: info.clientId };
-}
-
-/**
- * For hosts: observeLocks(callback, options) on the lock space of `backend` (its observeSource();
- * docs/api.md, "Observing locks").
- */
-export function createObserveLocks(backend) {
-  return function observeLocks(callback, options) {
-    return observeSource(backend.observeSource(), callback, options);
-  };
-}
-
-// Every LockManager made by observableLockManager(), with its observeLocks.
-const observeLocksOfManager = new WeakMap();
-
-/**
- * For hosts: a LockManager on `backend` that can observe its lock space. ownMethod: it also gets an
- * own observeLocks method (managers the script creates itself; never one that becomes
- * navigator.locks, which keeps exactly the standard members). observeLocksOf() finds it either way.
- */
-export function observableLockManager(backend, { ownMethod = true } = {}) {
-  const manager = new LockManager(CONSTRUCT, backend);
-  const observeLocks = createObserveLocks(backend);
-  observeLocksOfManager.set(manager, observeLocks);
-  if (ownMethod) Object.defineProperty(manager, 'observeLocks', { value: observeLocks, writable: true, configurable: true });
-  return manager;
-}
-
-/** The observeLocks of a manager made by observableLockManager(), or undefined. */
-export function observeLocksOf(manager) {
-  return observeLocksOfManager.get(manager);
 }
 
 /** For hosts: the LockManager of one context, served by its backend. */

@@ -1,6 +1,7 @@
 // The ponyfill for bundled apps ("browser" export condition): as js/browser/index.js, with the hub
 // at the app's stable URL /weblocks/weblocks-hub.js (js/browser/served-hub.js).
-import { LockManager, Lock, createLocalBackend, createObserveLocks, observableLockManager } from '../api/index.js';
+import { LockManager, Lock, createLocalBackend, observableLockManager } from '../api/index.js';
+import { createLazyObserveLocks } from '../api/lazy-observe-locks.js';
 import { contextLocks } from './context.js';
 import { locateHub } from './hub-location.js';
 import { servedHubUrl } from './served-hub.js';
@@ -10,7 +11,7 @@ const context = contextLocks({ hubUrl: locateHub(servedHubUrl()) });
 export const locks = context.locks;
 
 /** observeLocks on this context's lock space, as js/browser/index.js. */
-export const observeLocks = createObserveLocks(context.backend);
+export const observeLocks = createLazyObserveLocks(context.backend, () => import('../api/observe-locks.js').then((client) => client.observeSource));
 
 /** A LockManager on an engine in this context that serves its caller alone (no hub, no other tab). */
 export function createLocalLockManager({ deadlock } = {}) {

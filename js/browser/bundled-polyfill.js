@@ -6,9 +6,12 @@ import { servedHubUrl } from './served-hub.js';
 
 export const defaultHubUrl = servedHubUrl();
 
+// The observeLocks client, split off by bundlers: loaded on the first observeLocks() call.
+const loadObserveClient = () => import('../api/observe-locks.js').then((client) => client.observeSource);
+
 /** Installs navigator.locks (options: force, hubUrl); returns it, or null where a native one was kept. */
 export function install(options = {}) {
-  return installWith({ hubUrl: locateHub(defaultHubUrl), ...options });
+  return installWith({ hubUrl: locateHub(defaultHubUrl), loadObserveClient, ...options });
 }
 
 /** navigator.locks after installation: the polyfill's, or the native one it left in place. */

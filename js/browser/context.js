@@ -5,7 +5,7 @@
 // A hub that cannot be reached because of how the app was deployed (hub script missing, wrong
 // WEBLOCKS_HUB_URL, a creator without the polyfill) fails every request with a NotSupportedError
 // that says what to fix: an engine per context would silently stop excluding other tabs.
-import { createLockManager } from '../api/index.js';
+import { createLockManager } from '../api/lock-manager.js';
 import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { Sentinel, sentinelWorkerFor } from './sentinel.js';

@@ -16,7 +16,7 @@ import {
 import { PendingQueries } from './snapshot-pieces.js';
 import { Flow } from './flow.js';
 import { randomUuid as randomClientId } from '../api/random-id.js';
-import { warnDeadlock } from '../api/observe-locks.js';
+import { warnDeadlock } from '../api/observe-shared.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
 // "When a live context loses a lock").

@@ -1,6 +1,8 @@
 // Installs navigator.locks (and the LockManager / Lock interfaces) where they are missing, or
 // everywhere when forced. One LockManager per context, whichever build installs it first.
-import { LockManager, Lock, createObserveLocks } from '../api/index.js';
+import { LockManager, Lock } from '../api/lock-manager.js';
+import { createLazyObserveLocks } from '../api/lazy-observe-locks.js';
+import { loadObserveClient as loadClassicObserveClient } from './observe-client.js';
 import { contextLocks, bucketLocks } from './context.js';
 import { installBucketLocks } from './buckets.js';
 import { locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
@@ -14,6 +16,9 @@ const INSTALLED = Symbol.for('weblocks-wasm.installed');
  *   requireHub: where the platform offers no hub (service workers, an app's shared workers, no
  *     SharedWorker), fail every request with a NotSupportedError instead of using an engine in
  *     this context; also globalThis.WEBLOCKS_REQUIRE_HUB = true.
+ *   loadObserveClient: () => Promise<observeSource> (js/api/observe-locks.js), called on the first
+ *     observeLocks(): the ES module entries import() it (bundlers split it off); by default, the
+ *     classic bundle weblocks-observe.js next to the hub.
  * @returns the installed LockManager, or null when a working native one was left in place.
  */
 export function install(options = {}) {
@@ -42,8 +47,24 @@ export function install(options = {}) {
   // For DevTools and tests: the connection's state (hub id, hub losses, times declared dead).
   Object.defineProperty(scope, Symbol.for('weblocks-wasm.backend'), { value: backend, configurable: true });
   // observeLocks for classic scripts, which cannot import the package's main entry (never on navigator.locks).
-  Object.defineProperty(scope, Symbol.for('weblocks-wasm.observeLocks'), { value: createObserveLocks(backend), configurable: true });
+  Object.defineProperty(scope, Symbol.for('weblocks-wasm.observeLocks'), { value: createLazyObserveLocks(backend, observeClientLoader(scope, options)), configurable: true });
   return locks;
+}
+
+/**
+ * The observeLocks client's loader, called once. A service worker may load scripts only while its
+ * own script first runs: there the client is loaded now, as the polyfill installs.
+ */
+function observeClientLoader(scope, options) {
+  let loading = null;
+  const load = () => {
+    if (loading === null) loading = (options.loadObserveClient ?? loadClassicObserveClient)(scope);
+    return loading;
+  };
+  if (typeof scope.ServiceWorkerGlobalScope === 'function' && scope instanceof scope.ServiceWorkerGlobalScope) {
+    load().catch(() => {}); // reported by the observeLocks calls that need it
+  }
+  return load;
 }
 
 /**

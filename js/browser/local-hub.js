@@ -5,7 +5,7 @@
 // The hub and engine binding it needs are a file of their own, weblocks-in-context.js next to
 // the hub (in-context-hub.js), loaded only here: most contexts never need them.
 import { inContextScriptUrl, assetBase } from '../hub/assets.js';
-import { trustedScriptUrl } from './script-urls.js';
+import { loadClassicScript } from './load-script.js';
 import { IN_CONTEXT_KEY } from './in-context-key.js';
 
 const hubPromises = new Map(); // lock space (null: the default; a storage bucket's name) -> Promise<Hub>
@@ -40,35 +40,9 @@ export async function localHubPort(reason, space = null, scope = globalThis) {
 }
 
 function loadScript(scope) {
-  if (typeof scope[IN_CONTEXT_KEY] === 'function') return Promise.resolve(scope[IN_CONTEXT_KEY]);
   const url = inContextScriptUrl();
-  if (url === undefined) return Promise.reject(new DOMException('Web Locks: no hub URL, so the in-context engine cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
-  const loaded = () => {
-    if (typeof scope[IN_CONTEXT_KEY] === 'function') return scope[IN_CONTEXT_KEY];
-    throw notLoaded(url, 'it ran but did not register (not the file of this version?)');
-  };
-  if (typeof scope.importScripts === 'function') {
-    try {
-      scope.importScripts(trustedScriptUrl(scope, url));
-      return Promise.resolve().then(loaded);
-    } catch (error) {
-      // A module worker has importScripts but refuses it (TypeError): import() below.
-      if (error?.name !== 'TypeError') return Promise.reject(notLoaded(url, error?.message ?? error));
-    }
-  }
-  const doc = scope.document;
-  if (doc && typeof doc.createElement === 'function') {
-    return new Promise((resolve, reject) => {
-      const script = doc.createElement('script');
-      script.async = true;
-      script.onload = () => { script.remove(); try { resolve(loaded()); } catch (error) { reject(error); } };
-      script.onerror = () => { script.remove(); reject(notLoaded(url, 'the script did not load')); };
-      script.src = trustedScriptUrl(scope, url);
-      (doc.head ?? doc.documentElement).appendChild(script);
-    });
-  }
-  // A module worker (a service worker refuses import(): it must load the classic polyfill).
-  return import(/* webpackIgnore: true */ /* @vite-ignore */ url).then(loaded, (error) => { throw notLoaded(url, error?.message ?? error); });
+  if (url === undefined && typeof scope[IN_CONTEXT_KEY] !== 'function') return Promise.reject(new DOMException('Web Locks: no hub URL, so the in-context engine cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
+  return loadClassicScript(scope, url, IN_CONTEXT_KEY, notLoaded);
 }
 
 function notLoaded(url, why) {

@@ -22,3 +22,9 @@ export function inContextScriptUrl() {
   if (base === null) return undefined;
   return new URL('weblocks-in-context.js', base).href;
 }
+
+/** The observeLocks client's script (js/browser/classic-observe.js), served next to the hub. */
+export function observeScriptUrl() {
+  if (base === null) return undefined;
+  return new URL('weblocks-observe.js', base).href;
+}

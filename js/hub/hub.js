@@ -7,7 +7,7 @@
 // Independent of SharedWorker: hub-worker.js wires it to `onconnect`; tests can drive it directly.
 import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
 import { EngineObserver, engineObservers } from '../api/engine-observer.js';
-import { describeCycle } from '../api/observe-locks.js';
+import { describeCycle } from '../api/observe-shared.js';
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE, validateClientMessage,
 } from './protocol.js';

@@ -193,7 +193,7 @@ function serviceWorkerReport(page, query) {
 test.describe('on the loopback origin', () => {
   test.use({ origin: 'loopback' });
 
-  test('in a service worker: locks is an accessor on WorkerNavigator.prototype; the in-context engine serves it, and requireHub turns that into a NotSupportedError', async ({ openTab }) => {
+  test('in a service worker: locks is an accessor on WorkerNavigator.prototype; the in-context engine serves it (observeLocks too), and requireHub turns that into a NotSupportedError', async ({ openTab }) => {
     const page = await openTab();
     expect(await page.evaluate(() => window.isSecureContext && 'serviceWorker' in navigator)).toBe(true);
     const plain = await serviceWorkerReport(page, '');
@@ -202,6 +202,7 @@ test.describe('on the loopback origin', () => {
       enumerable: true, configurable: true, foreignThis: 'TypeError', sameEachTime: true, isLockManager: true,
     });
     expect(plain.request).toEqual({ ok: true, value: true });
+    expect(plain.observe, "observeLocks works there: its client (weblocks-observe.js) loaded as the polyfill installed").toEqual({ ok: true, held: 0 });
     const required = await serviceWorkerReport(page, '?require');
     expect(required.request).toEqual({
       ok: false, name: 'NotSupportedError',

@@ -131,7 +131,8 @@ function browser() {
 }
 
 // Two tabs of the app: each loads the bundle; a lock held in one excludes the other (one lock
-// space through the hub); the hub is the served /weblocks/ one, not an in-page fallback.
+// space through the hub), and the other's observeLocks sees it (its client, a chunk the bundler
+// split off, loads); the hub is the served /weblocks/ one, not an in-page fallback.
 async function checkInChromium(port) {
   const origin = `http://${INSECURE_HOST}:${port}`;
   const context = await (await browser()).newContext();
@@ -158,6 +159,17 @@ async function checkInChromium(port) {
     }));
     const secondSaw = await second.evaluate(() => navigator.locks.request('cross-tab', { ifAvailable: true }, (lock) => (lock === null ? 'held elsewhere' : 'granted')));
     check(secondSaw === 'held elsewhere', `a lock held in one tab was granted in another (${secondSaw}): not one lock space`);
+    // observeLocks: its client is a chunk of the app's bundle (a dynamic import()), loaded now.
+    const observed = await second.evaluate(() => new Promise((resolve) => {
+      window.addEventListener('error', (event) => resolve(`observeLocks failed: ${event.message}`), { once: true });
+      let stop = null;
+      stop = globalThis[Symbol.for('weblocks-wasm.observeLocks')]((snapshot) => {
+        if (!snapshot.held.some((info) => info.name === 'cross-tab')) return;
+        stop();
+        resolve('saw the lock held elsewhere');
+      }, { names: ['cross-tab'] });
+    }));
+    check(observed === 'saw the lock held elsewhere', `observeLocks in the app's bundle: ${observed}`);
     await first.evaluate(() => { window.release(); return window.holding; });
     const afterRelease = await second.evaluate(() => navigator.locks.request('cross-tab', (lock) => lock.name));
     check(afterRelease === 'cross-tab', 'the released lock was not granted to the other tab');

@@ -1,5 +1,5 @@
 // A service worker that loads the polyfill (?require sets WEBLOCKS_REQUIRE_HUB first) and answers
-// each message with its locks attribute and the outcome of a request (deploy.spec.js).
+// each message with its locks attribute, the outcome of a request and of observeLocks (deploy.spec.js).
 if (new URL(self.location.href).searchParams.has('require')) self.WEBLOCKS_REQUIRE_HUB = true;
 importScripts('./remove-native.js', '/build/dist/weblocks-polyfill.js', './idl-probe.js');
 self.addEventListener('install', () => self.skipWaiting());
@@ -12,6 +12,13 @@ self.addEventListener('message', (event) => {
     } catch (error) {
       request = { ok: false, name: error.name, message: error.message };
     }
-    event.source.postMessage({ idl: self.idlProbe(), request });
+    // observeLocks (not with ?require: no engine here then): its client was loaded as the polyfill
+    // installed, since a service worker may load scripts only then.
+    const observe = request.ok ? await new Promise((resolve) => {
+      self.addEventListener('error', (e) => resolve({ ok: false, message: e.message }), { once: true });
+      let stop = null;
+      stop = self[Symbol.for('weblocks-wasm.observeLocks')]((snapshot) => { stop(); resolve({ ok: true, held: snapshot.held.length }); }, { names: ['sw-observed'] });
+    }) : null;
+    event.source.postMessage({ idl: self.idlProbe(), request, observe });
   })());
 });

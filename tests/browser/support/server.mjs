@@ -66,6 +66,9 @@ function handler(isolated, remote, policies = null) {
     // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
     const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noHub) req.url = `/build/dist/${noHub[1]}`;
+    // One that forgot the observeLocks client: everything of build/dist/ but weblocks-observe.js, under /no-observe/.
+    const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    if (noObserve) req.url = `/build/dist/${noObserve[1]}`;
     if (remote.serveWithAgent(req, res, headers)) return;
     files(req, res, () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });

@@ -34,6 +34,7 @@ test('an unbuilt tree: the check fails, naming the missing engine and bundles an
   assert.match(stderr, /refusing to pack an incomplete package/);
   assert.match(stderr, /build\/dist\/weblocks-engine\.wasm is missing/);
   assert.match(stderr, /build\/dist\/weblocks-hub\.js is missing/);
+  assert.match(stderr, /build\/dist\/weblocks-observe\.js is missing/);
   assert.match(stderr, /bash scripts\/build\.sh/);
 });
 

@@ -1,0 +1,18 @@
+// The observeLocks client for the classic polyfill: a file of its own, weblocks-observe.js next to
+// the hub (classic-observe.js), loaded on the first observeLocks() call: most pages never observe.
+import { observeScriptUrl } from '../hub/assets.js';
+import { loadClassicScript } from './load-script.js';
+import { OBSERVE_KEY } from './observe-key.js';
+
+/** Loads weblocks-observe.js; resolves to its observeSource. */
+export function loadObserveClient(scope = globalThis) {
+  const url = observeScriptUrl();
+  if (url === undefined && typeof scope[OBSERVE_KEY] !== 'function') {
+    return Promise.reject(new DOMException('Web Locks: observeLocks: no hub URL, so weblocks-observe.js cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
+  }
+  return loadClassicScript(scope, url, OBSERVE_KEY, notLoaded);
+}
+
+function notLoaded(url, why) {
+  return new DOMException(`Web Locks: observeLocks needs its client, but ${url} could not be loaded (${why}). Serve weblocks-observe.js from build/dist/ next to the hub.`, 'NotSupportedError');
+}
