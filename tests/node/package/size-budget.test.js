@@ -18,8 +18,8 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // js/hub/alive.js: about 0.45 KB on the page, 0.6 KB on the hub). The budgets are today's sizes
 // with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 17_200,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_100,
+  'weblocks-polyfill.js': 17_500,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_400,
   'weblocks-hub.js': 17_700,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
