@@ -13,6 +13,13 @@ export const END = '<!-- end of page-load figures -->';
 const CASES = { fresh: 'first tab, fresh profile', 'second-tab': 'a second tab', worker: 'a dedicated worker', 'reload-only': 'reload of the only tab', 'reload-other': 'reload beside another tab' };
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
+/** A crashed tab's lock reaching a waiter (ms from the crash), where the results have it. */
+function crashRow(results) {
+  if (!Array.isArray(results.crashRelease)) return [];
+  const by = Object.fromEntries(results.crashRelease.map((c) => [c.id, c.summary.median]));
+  return [`| a crashed tab's lock reaches a waiter (from the crash) | ${by.ours.toFixed(0)} ms | ${by.native.toFixed(0)} ms |`];
+}
+
 /** The README block for these results. */
 export function figures(results) {
   const size = (start) => results.sizes.find((row) => row.label.startsWith(start));
@@ -27,6 +34,7 @@ export function figures(results) {
     '| case | polyfill | native |',
     '|---|---:|---:|',
     ...grant,
+    ...crashRow(results),
     END,
   ].join('\n');
 }
