@@ -13,18 +13,20 @@ export function assetBase() {
 
 /** The URL of an engine module, or undefined for the engine's default location. */
 export function engineWasmUrl({ shared }) {
-  if (base === null) return undefined;
-  return new URL(shared ? 'weblocks-engine-shared.wasm' : 'weblocks-engine.wasm', base).href;
+  return servedNextToHub(shared ? 'weblocks-engine-shared.wasm' : 'weblocks-engine.wasm');
 }
 
 /** The in-context fallback's script (js/browser/classic-in-context.js), served next to the hub. */
 export function inContextScriptUrl() {
-  if (base === null) return undefined;
-  return new URL('weblocks-in-context.js', base).href;
+  return servedNextToHub('weblocks-in-context.js');
 }
 
 /** The observeLocks client's script (js/browser/classic-observe.js), served next to the hub. */
 export function observeScriptUrl() {
-  if (base === null) return undefined;
-  return new URL('weblocks-observe.js', base).href;
+  return servedNextToHub('weblocks-observe.js');
+}
+
+/** The URL of a build/dist/ file served next to the hub, or undefined where no base is set. */
+function servedNextToHub(file) {
+  return base === null ? undefined : new URL(file, base).href;
 }

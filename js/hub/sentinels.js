@@ -53,16 +53,13 @@ export function silenceOf(conn, now) {
 export function pingSentinel(hub, conn, now) {
   const sentinel = conn.sentinel;
   if (!sentinel) return;
-  if (now - sentinel.lastSeen >= hub.liveness.PING_AFTER && now - sentinel.lastPing >= hub.liveness.PING_AFTER) {
-    sentinel.lastPing = now;
-    try { sentinel.port.postMessage({ t: H.ping }); } catch { /* gone: silence will tell */ }
-  }
+  if (now - sentinel.lastSeen >= hub.liveness.PING_AFTER && now - sentinel.lastPing >= hub.liveness.PING_AFTER) askSentinel(hub, conn, now);
 }
 
 /** Pings the sentinel now, whenever it last answered (an alive database's close: js/hub/alive.js). */
-export function askSentinel(hub, conn) {
+export function askSentinel(hub, conn, now = hub.now()) {
   const sentinel = conn.sentinel;
   if (!sentinel) return;
-  sentinel.lastPing = hub.now();
+  sentinel.lastPing = now;
   try { sentinel.port.postMessage({ t: H.ping }); } catch { /* gone: silence will tell */ }
 }
