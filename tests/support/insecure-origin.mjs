@@ -11,8 +11,8 @@
 // - Firefox: network.dns.localDomains maps the name; network.dns.forceResolve sends every other
 //   look-up (its own background hosts) to 127.0.0.1 too.
 // - WebKitGTK has no such setting: it is given an HTTP proxy on 127.0.0.1 (the WebDriver `proxy`
-//   capability) that forwards requests for the name to 127.0.0.1 at the same port and refuses
-//   every other host.
+//   capability) that forwards requests for the name (and for 127.0.0.1 and localhost) to
+//   127.0.0.1 at the same port and refuses every other host.
 import http from 'node:http';
 import net from 'node:net';
 
@@ -41,17 +41,17 @@ export const FIREFOX_RESOLVER_PREFS = {
   'network.dns.forceResolve': LOOPBACK,
 };
 
-/** The port of `host:port` if host is the made-up name, else null. */
+/** The port of `host:port` if host is the made-up name or a loopback name, else null. */
 function mappedPort(hostAndPort) {
   const match = /^([^:/]+):(\d+)$/.exec(hostAndPort ?? '');
-  if (!match || match[1].toLowerCase() !== INSECURE_HOST) return null;
+  if (!match || ![INSECURE_HOST, LOOPBACK, 'localhost'].includes(match[1].toLowerCase())) return null;
   return Number(match[2]);
 }
 
 /**
  * An HTTP proxy on 127.0.0.1 for WebKitGTK: `GET http://weblocks.test:PORT/path` (and WebSocket
- * upgrades, and CONNECT weblocks.test:PORT) reach 127.0.0.1:PORT; any other host is refused with
- * 403 and never contacted. -> { port, refused: [host, ...], close() }
+ * upgrades, and CONNECT weblocks.test:PORT) reach 127.0.0.1:PORT, as do requests for 127.0.0.1 and
+ * localhost themselves; any other host is refused with 403 and never contacted. -> { port, refused: [host, ...], close() }
  */
 export async function startLoopbackProxy() {
   const refused = [];
@@ -111,5 +111,9 @@ export async function startLoopbackProxy() {
 /** The WebDriver `proxy` capability that sends WebKitGTK's http (and https) through `proxy`. */
 export function webdriverProxyCapability(proxy) {
   const address = `${LOOPBACK}:${proxy.port}`;
-  return { proxyType: 'manual', httpProxy: address, sslProxy: address, noProxy: [LOOPBACK, 'localhost'] };
+  // No `noProxy` (the proxy forwards the loopback names too): WebKitGTK 2.50 copies that list
+  // into its proxy settings unterminated: the MiniBrowser crashed as it started in 16 of 46 new
+  // sessions of one run (SIGSEGV in g_strdupv under webkit_network_proxy_settings_new, read from
+  // a core dump), and WebKitWebDriver never answered those sessions (engines/webkit.js).
+  return { proxyType: 'manual', httpProxy: address, sslProxy: address };
 }

@@ -24,7 +24,12 @@ export class WebDriverError extends Error {
 /** Starts a driver binary on a free loopback port; resolves when it answers /status. */
 export async function startDriver(binary, args = []) {
   const port = await freePort();
-  const child = spawn(binary, [`--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // WEBLOCKS_WEBDRIVER_CORES=<dir>: the driver and the browsers it starts dump core into <dir>
+  // when they crash (how the MiniBrowser's crash at start was read: engines/webkit.js).
+  const cores = process.env.WEBLOCKS_WEBDRIVER_CORES;
+  const child = cores
+    ? spawn('sh', ['-c', 'ulimit -c unlimited; exec "$@"', 'sh', binary, `--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'], cwd: cores })
+    : spawn(binary, [`--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
   const url = `http://127.0.0.1:${port}`;
@@ -40,12 +45,16 @@ export async function startDriver(binary, args = []) {
 
 /** One WebDriver session. Commands are sent one at a time (a session serves one command at once). */
 export class WebDriverSession {
-  /** A new session; `timeoutMs`: no answer by then rejects with a TimeoutError. */
-  static async create(driverUrl, capabilities, { timeoutMs } = {}) {
+  /**
+   * A new session; `timeoutMs`: no answer by then rejects with a TimeoutError; `signal`: aborting
+   * it rejects with its reason.
+   */
+  static async create(driverUrl, capabilities, { timeoutMs, signal } = {}) {
+    const signals = [signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter(Boolean);
     const response = await fetch(`${driverUrl}/session`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ capabilities: { alwaysMatch: capabilities } }),
-      signal: timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
+      signal: signals.length === 0 ? undefined : AbortSignal.any(signals),
     });
     const body = await response.json();
     if (!response.ok) throw new WebDriverError('new session', body.value);

@@ -212,6 +212,33 @@ class WebKitSession {
   }
 }
 
+const BROWSER_SEEN_WITHIN = 5_000;
+
+/**
+ * Watches a driver's new-session request: its `signal` aborts once a MiniBrowser that the driver
+ * started (not in `before`) has died before the session was answered (the driver would never
+ * answer it). Call stop() when the request is answered.
+ */
+function watchBrowserStart(driverPid, before) {
+  const controller = new AbortController();
+  const since = Date.now();
+  let started = null;
+  const timer = setInterval(() => {
+    if (started === null) {
+      started = descendants(driverPid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER))?.pid ?? null;
+      // (One that died before we looked: none is seen at all. A session normally starts in under a second.)
+      if (started === null && Date.now() - since > BROWSER_SEEN_WITHIN) {
+        clearInterval(timer);
+        controller.abort(new Error(`no MiniBrowser of a new WebDriver session seen in ${BROWSER_SEEN_WITHIN} ms: it crashed as it started, or never did`));
+      }
+    } else if (!alive(started)) {
+      clearInterval(timer);
+      controller.abort(new Error(`the MiniBrowser of a new WebDriver session (pid ${started}) crashed as it started`));
+    }
+  }, 50);
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
 export async function launchWebKit(servers) {
   if (!process.env.DISPLAY) {
     throw new Error('WebKit needs an X server: run the browser tests under `xvfb-run -a` (scripts/test.sh does)');
@@ -226,15 +253,19 @@ export async function launchWebKit(servers) {
     'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--javascript-can-open-windows-automatically=true'] },
     proxy: webdriverProxyCapability(proxy),
   });
-  // WebKitWebDriver sometimes drops the connection of a new-session request (seen after a test
-  // whose pages crashed: "other side closed"), or never answers it, or starts a MiniBrowser whose
-  // first page never loads (each seen in full runs: the test timed out setting up its session).
-  // Each try is bounded (SESSION_TRY_MS, well inside the fixture's 60 s); after a transport
-  // failure or silence the driver is replaced (its browsers killed with it) and the session
-  // started again, at most SESSION_TRIES times in all. A WebDriver error is not retried.
-  // The proxy is replaced too, so that a try starts with nothing of the one before.
+  // A new session fails in three ways, each seen in full runs, each cured by a fresh driver:
+  //   - the MiniBrowser crashes (SIGSEGV) as it starts, right after the driver's
+  //     StartAutomationSession (seen under strace: in busy runs most first tries of some tests),
+  //     and WebKitWebDriver never answers the new-session request: watchBrowserStart sees the
+  //     browser die and gives up on that try at once;
+  //   - WebKitWebDriver drops the connection of the request ("other side closed") or never answers;
+  //   - the MiniBrowser starts but its first page never loads.
+  // Each try is bounded (SESSION_TRY_MS); after one of these the driver is replaced (its browsers
+  // killed with it) and the session started again, while SESSION_BUDGET_MS (well inside the
+  // fixture's 60 s) lasts. A WebDriver error is not retried. The proxy is replaced too, so that a
+  // try starts with nothing of the one before.
   const SESSION_TRY_MS = 12_000;
-  const SESSION_TRIES = 3;
+  const SESSION_BUDGET_MS = 45_000;
   async function restartDriver() {
     const left = descendants(driver.pid).map((p) => p.pid);
     await driver.stop();
@@ -244,32 +275,41 @@ export async function launchWebKit(servers) {
     proxy = await startLoopbackProxy();
     driver = await startDriver('/usr/bin/WebKitWebDriver');
   }
-  async function startSession() {
+  async function startSession(timeoutMs) {
     const before = new Set(descendants(driver.pid).map((p) => p.pid));
-    const wd = await WebDriverSession.create(driver.url, capabilities(), { timeoutMs: SESSION_TRY_MS });
+    const watch = watchBrowserStart(driver.pid, before);
+    let wd;
+    try {
+      wd = await WebDriverSession.create(driver.url, capabilities(), { timeoutMs, signal: watch.signal });
+    } finally {
+      watch.stop();
+    }
     const browser = descendants(driver.pid).find((p) => !before.has(p.pid) && p.command.startsWith(MINIBROWSER));
     if (!browser) throw new Error('the WebDriver session started no MiniBrowser that we can see under /proc');
     const prefix = `s${++sessions}`;
-    const connected = servers.remote.connected(`${prefix}-launcher`, SESSION_TRY_MS);
+    const connected = servers.remote.connected(`${prefix}-launcher`, timeoutMs);
     connected.catch(() => {});
     await wd.send('POST', '/url', { url: withTab(`${servers.loopback}tests/browser/pages/launcher.html`, `${prefix}-launcher`) });
     const session = new WebKitSession({ wd, browserPid: browser.pid, remote: servers.remote, launcher: await connected, prefix });
     session.launcherHandle = await wd.send('GET', '/window');
     return session;
   }
-  const silent = (error) => error instanceof TypeError || error?.name === 'TimeoutError' || /no page connected|did not start in time/.test(String(error?.message));
+  const silent = (error) => error instanceof TypeError || error?.name === 'TimeoutError'
+    || /no page connected|did not start in time|crashed as it started/.test(String(error?.message));
   return {
     name: 'webkit',
     async newSession() {
+      const deadline = Date.now() + SESSION_BUDGET_MS;
       for (let attempt = 1; ; attempt++) {
+        const tryMs = Math.min(SESSION_TRY_MS, deadline - Date.now());
         let timer;
         try {
-          return await Promise.race([startSession(), new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`a WebKit session did not start in time (${SESSION_TRY_MS + 3_000} ms)`)), SESSION_TRY_MS + 3_000);
+          return await Promise.race([startSession(tryMs), new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`a WebKit session did not start in time (${tryMs + 3_000} ms)`)), tryMs + 3_000);
           })]);
         } catch (error) {
-          if (attempt >= SESSION_TRIES || !silent(error)) throw error;
-          console.log(`webkit: a new session failed (${String(error?.message ?? error).slice(0, 120)}); starting a fresh driver, try ${attempt + 1} of ${SESSION_TRIES}`);
+          if (deadline - Date.now() < 2_000 || !silent(error)) throw error;
+          console.log(`webkit: a new session failed (${String(error?.message ?? error).slice(0, 120)}); starting a fresh driver, try ${attempt + 1}`);
           await restartDriver();
         } finally {
           clearTimeout(timer);
