@@ -72,7 +72,7 @@ export class HubBackend {
     this.lastHeard = this.now();
     this.probe = null;          // { call, deadline } while a probe is unanswered
     this.checkTimer = null;
-    this.sentinelTimer = null;  // the sentinel's port goes to the hub when it fires (sendSentinelSoon)
+    this.sentinelDue = null;    // { timer }: the sentinel's port goes to the hub soon (sendSentinelSoon)
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
@@ -375,7 +375,7 @@ export class HubBackend {
       return;
     }
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
-    if (this.sentinelTimer !== null && ANSWERS.has(m.t)) this.sendSentinelSoon(0);
+    if (this.sentinelDue !== null && ANSWERS.has(m.t)) this.sendSentinelSoon(0);
     switch (m.t) {
       case H.ping: this.toHub({ t: C.pong }); return;
       case H.synced: this.flow.synced(m.call); return;
@@ -736,23 +736,26 @@ export class HubBackend {
    * answers pings for us). A window starts its sentinel with its first request, so that it has
    * answered the hub soon (a crashed tab's locks go through its alive database only once it has).
    * A dedicated worker starts it only after its first request has been answered (its callback has
-   * run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing is asked:
-   * a nested worker takes the worker's thread for 1-10 ms and more while it loads, while the
-   * creator's port and the hub's grant wait in its queue (Chromium: the worker's first grant
-   * 24.5 ms median with the sentinel started at request(), 9.7 ms after). Nothing waits for the
-   * sentinel: until it has answered once, the hub never declares the context dead for silence
-   * (js/hub/hub.js silenceProvesNothing); that first answer comes about 6 ms later (50.1 ms after
-   * request() against 43.9 ms; docs/browser.md, Liveness).
+   * run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing is asked: a nested
+   * worker takes the worker's thread for 1-10 ms and more while it loads, while the creator's port
+   * and the hub's grant wait in its queue (Chromium: the worker's first grant 24.5 ms median with
+   * the sentinel started at request(), 9.7 ms after). Nothing waits for the sentinel: until it has
+   * answered once, the hub never declares the context dead for silence (js/hub/hub.js
+   * silenceProvesNothing); that first answer comes about 6 ms later (50.1 ms after request()
+   * against 43.9 ms; docs/browser.md, Liveness).
    */
   sendSentinelSoon(delay = this.awaitsAnswer() ? this.liveness.SENTINEL_START_LATEST : null) {
-    clearTimeout(this.sentinelTimer);
-    this.sentinelTimer = null;
+    if (this.sentinelDue !== null) clearTimeout(this.sentinelDue.timer);
+    this.sentinelDue = null;
+    const hubId = this.hubId; // (an answer comes from the hub that welcomed us last)
     if (delay === null) { this.sendSentinel(); return; }
-    this.sentinelTimer = setTimeout(() => {
-      this.sentinelTimer = null;
-      // With a hello in flight, its welcome hands the sentinel to whichever hub answers it.
-      if (this.helloEntries === null) this.sendSentinel();
+    const due = { timer: null };
+    due.timer = setTimeout(() => {
+      if (this.sentinelDue !== due) return;
+      this.sentinelDue = null;
+      if (this.hubId === hubId && this.helloEntries === null) this.sendSentinel();
     }, delay);
+    this.sentinelDue = due;
   }
 
   /** A request of ours waits for its first answer from the hub. */
