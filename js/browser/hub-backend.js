@@ -39,6 +39,7 @@ const RELEASE_CHECK_SHARE = 2 / 3;
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
 // The answers to a request: the first one handled lets the sentinel start (sendSentinelSoon).
 const ANSWERS = new Set([H.granted, H.queued, H.notAvailable, H.failed]);
+const SENTINEL_START_LATEST = 50; // ms after the welcome, when no request has been answered by then
 
 export class HubBackend {
   /**
@@ -72,7 +73,7 @@ export class HubBackend {
     this.lastHeard = this.now();
     this.probe = null;          // { call, deadline } while a probe is unanswered
     this.checkTimer = null;
-    this.sentinelDue = null;    // { timer }: the sentinel's port goes to the hub soon (sendSentinelSoon)
+    this.sentinelDue = null;    // { timer, hubId }: the sentinel's port goes to this hub (sendSentinelSoon)
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
@@ -736,7 +737,7 @@ export class HubBackend {
    * answers pings for us). A window starts its sentinel with its first request, so that it has
    * answered the hub soon (a crashed tab's locks go through its alive database only once it has).
    * A dedicated worker starts it only after its first request has been answered (its callback has
-   * run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing is asked: a nested
+   * run), or SENTINEL_START_LATEST ms after the welcome, or at once when nothing is asked: a nested
    * worker takes the worker's thread for 1-10 ms and more while it loads, while the creator's port
    * and the hub's grant wait in its queue (Chromium: the worker's first grant 24.5 ms median with
    * the sentinel started at request(), 9.7 ms after). Nothing waits for the sentinel: until it has
@@ -744,12 +745,12 @@ export class HubBackend {
    * silenceProvesNothing); that first answer comes about 6 ms later (50.1 ms after request()
    * against 43.9 ms; docs/browser.md, Liveness).
    */
-  sendSentinelSoon(delay = this.awaitsAnswer() ? this.liveness.SENTINEL_START_LATEST : null) {
+  sendSentinelSoon(delay = this.awaitsAnswer() ? SENTINEL_START_LATEST : null) {
     if (this.sentinelDue !== null) clearTimeout(this.sentinelDue.timer);
+    const hubId = this.sentinelDue?.hubId ?? this.hubId;
     this.sentinelDue = null;
-    const hubId = this.hubId; // (an answer comes from the hub that welcomed us last)
     if (delay === null) { this.sendSentinel(); return; }
-    const due = { timer: null };
+    const due = { hubId, timer: null };
     due.timer = setTimeout(() => {
       if (this.sentinelDue !== due) return;
       this.sentinelDue = null;
