@@ -17,6 +17,7 @@ import { PendingQueries } from './snapshot-pieces.js';
 import { Flow } from './flow.js';
 import { randomUuid as randomClientId } from '../api/random-id.js';
 import { warnDeadlock } from '../api/observe-shared.js';
+import { terminatedWorkerRunsOn } from '../hub/terminated-worker.js';
 
 // Why a held lock was lost other than by a steal: the AbortError's message (docs/browser.md,
 // "When a live context loses a lock").
@@ -790,14 +791,30 @@ export class HubBackend {
     return undefined;
   }
 
-  /** This context terminated its worker number `worker`: it no longer vouches for it at the hub. */
+  /**
+   * This context terminated its worker number `worker`: once the worker has stopped running, it
+   * no longer vouches for it at the hub. A busy worker runs on until Chromium's forcible
+   * termination, a task on this thread 2 s after terminate(): the hub hears of the end from a
+   * timer due after it (terminatedWorkerRunsOn), then one more task of this thread (a busy thread
+   * runs its due tasks in the order they fell due), so never while the worker still runs.
+   */
   workerEnded(worker) {
     this.unwelcomedAdopts = this.unwelcomedAdopts.filter(([port, w]) => {
       if (w === worker) try { port.close(); } catch { /* gone */ }
       return w !== worker;
     });
-    if (this.hubId !== null && this.failure === null) this.send({ t: C.ended, worker });
+    setTimeout(() => nextTask(() => {
+      if (this.hubId !== null && this.failure === null) this.send({ t: C.ended, worker });
+    }), terminatedWorkerRunsOn(this.liveness));
   }
+}
+
+/** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
+function nextTask(then) {
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = () => { port1.close(); then(); };
+  port2.postMessage(null);
+  port2.close();
 }
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */

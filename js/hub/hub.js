@@ -18,6 +18,7 @@ import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
 import { resume } from './resume.js';
 import { Hearing } from './hearing.js';
+import { terminatedWorkerRunsOn } from './terminated-worker.js';
 import { PREDECESSOR } from './succession.js';
 import { randomUuid } from '../api/random-id.js';
 
@@ -34,7 +35,8 @@ class Connection {
     this.port = port;
     this.parent = parent;     // the connection of the context that created this dedicated worker (adopt)
     this.workerNo = 0;        // its number among the workers its parent created
-    this.ended = false;       // its parent terminated it (C.ended): no longer vouched for (vouchedFor)
+    this.ended = false;       // its parent terminated it (C.ended) or left: no longer vouched for (vouchedFor)
+    this.stoppedBy = Infinity; // once ended: when it has surely stopped running (its silence counts from then on)
     this.children = new Set();
     this.client = null;       // engine client handle, once registered
     this.clientId = null;
@@ -616,17 +618,19 @@ export class Hub {
   }
 
   /**
-   * The creator terminated its worker: the creator no longer vouches for it (vouchedFor), and its
-   * silence counts from now on. Not released at once: terminate() may let a busy worker run on
-   * (Chromium: up to 2 s measured, still inside its critical section), so the heartbeat decides,
-   * as for any context. Only a connection's own workers can be named.
+   * The creator terminated its worker and waited until it stopped running (terminatedWorkerRunsOn):
+   * it no longer vouches for it (vouchedFor). A worker whose sentinel answered goes by the heartbeat
+   * (the sentinel answers while the worker still runs); any other is gone at the next tick. Only a
+   * connection's own workers can be named.
    */
   workerEnded(conn, worker) {
-    for (const child of conn.children) {
-      if (child.workerNo !== worker) continue;
-      child.ended = true;
-      child.lastSeen = Math.max(child.lastSeen, this.now());
-    }
+    for (const child of conn.children) if (child.workerNo === worker) this.workerStopsBy(child, this.now());
+  }
+
+  /** Dedicated worker `child` no longer runs after `time` (hub clock): from then on its silence counts. */
+  workerStopsBy(child, time) {
+    child.ended = true;
+    child.stoppedBy = Math.min(child.stoppedBy, time);
   }
 
   forgetToken(conn, token, record) {
@@ -797,12 +801,17 @@ export class Hub {
       // its own long task keeps its locks while its sentinel answers. Silence proves nothing of a
       // context whose sentinel never answered (none could start: a Content-Security-Policy, a
       // missing weblocks-sentinel.js): it keeps its locks until its port closes or it says bye.
+      // A dedicated worker that was terminated has stopped running by stoppedBy: unless its own
+      // sentinel, which answers while it runs, tells otherwise, it is gone then.
       const unheard = now - Math.max(lastHeardFrom(conn), hearingSince);
-      if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn)) {
+      if (conn.ended && now >= conn.stoppedBy && !sentinelAnswered(conn)) {
+        this.log('info', `${conn.clientId} declared dead (a dedicated worker that was terminated, and has stopped running by now), its locks released`);
+        this.close(conn, { tell: true, why: 'it was terminated', cause: 'terminated' });
+      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn, now)) {
         const why = silenceOf(conn, now);
         this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
         this.close(conn, { tell: true, why, cause: 'heartbeat' });
-      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && silenceProvesNothing(conn)) {
+      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && !conn.ended && silenceProvesNothing(conn, now)) {
         conn.toldUnwatched = true;
         this.log('warn', `${conn.clientId} has been silent for ${Math.round(unheard)} ms and has no sentinel that ever answered: `
           + 'it may be busy, so its locks stay held until its port closes or it says bye (serve weblocks-sentinel.js next to the hub, and allow it: worker-src \'self\')');
@@ -817,10 +826,18 @@ export class Hub {
   /**
    * Agent termination (spec: the agent's locks are released and its requests aborted). `tell`:
    * the context may be alive after all (frozen, throttled): it is told, and treats its locks as stolen.
-   * Its dedicated workers go with it.
+   * Its dedicated workers: declared dead (`cause`: its process is gone, and they with it), they go
+   * with it. Left cleanly (bye: a removed frame, a navigation; its port closed), the browser
+   * terminates them, but a busy one may run on a while (terminatedWorkerRunsOn): they are ended,
+   * and go when their sentinel stops answering, or, without one, once they have surely stopped.
    */
   close(conn, { tell, why, cause }) {
-    for (const child of conn.children) if (child.client !== null) this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
+    const now = this.now();
+    for (const child of conn.children) {
+      if (child.client === null) continue;
+      if (cause === undefined) this.workerStopsBy(child, now + terminatedWorkerRunsOn(this.liveness));
+      else this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
+    }
     if (conn.client === null) return;
     if (cause !== undefined) this.verdict(conn, cause, true);
     const client = conn.client;
@@ -852,7 +869,7 @@ export class Hub {
 
   /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). */
   silenceCounts(conn) {
-    return !vouchedFor(conn) && !silenceProvesNothing(conn);
+    return !vouchedFor(conn) && !silenceProvesNothing(conn, this.now());
   }
 
   /** The hub's echo to itself is late: it hears no one now (hearing.js). */
@@ -893,8 +910,9 @@ export class Hub {
  * A dedicated worker without a sentinel (Firefox, js/browser/sentinel.js isFirefox; or a
  * Content-Security-Policy without blob: workers) is alive while the context that created it is: a
  * worker ends with its creator (whose liveness the hub follows; its end closes the worker's
- * connections too, close()), by its creator's terminate() (which says so: C.ended, and from then
- * on its silence counts), or by its own close() (which says bye). So a silent one is busy in a
+ * connections too, close()), by its creator's terminate() (which says so once the worker has
+ * stopped running: C.ended, and from then on its silence counts), or by its own close() (which
+ * says bye). So a silent one is busy in a
  * long task and keeps its locks, as with native Web Locks. A terminate() the polyfill does not
  * see (the browser's own, through a reference taken before it loaded) leaves such a worker's
  * locks held until its creator goes.
@@ -905,12 +923,17 @@ function vouchedFor(conn) {
 
 /**
  * Silence proves a context gone only where a sentinel of its own has answered (it shares the
- * context's process, not its event loop: both silent means the process stopped), or where its
- * creator said it terminated it (C.ended). Otherwise a silent context may just be busy in a long
- * task: declaring it dead would hand its lock to another while its callback runs.
+ * context's process, not its event loop: both silent means the process stopped), or where it is a
+ * dedicated worker that has surely stopped running (stoppedBy: its creator terminated it, or left,
+ * long enough ago). Otherwise a silent context may just be busy in a long task: declaring it dead
+ * would hand its lock to another while its callback runs.
  */
-function silenceProvesNothing(conn) {
-  return !conn.ended && !(conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0);
+function silenceProvesNothing(conn, now) {
+  return !(conn.ended && now >= conn.stoppedBy) && !sentinelAnswered(conn);
+}
+
+function sentinelAnswered(conn) {
+  return conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0;
 }
 
 

@@ -90,6 +90,11 @@ export const LIVENESS = Object.freeze({
   // shared worker, outlives a crashed window by tens of milliseconds), then keeps its locks.
   ALIVE_CONFIRM_WAIT: 100,
   ALIVE_CONFIRM_ROUNDS: 2,
+  // A dedicated worker that was terminated (its creator's terminate(), or its creator left) has
+  // stopped running this long after (js/hub/terminated-worker.js): its creator says C.ended only
+  // then, and the hub gives a worker whose creator left this long. Chromium runs a busy one on 2 s.
+  TERMINATED_RUNS_ON: 2500,
+  TERMINATED_RUNS_ON_GECKO: 250,
 });
 
 /** The name of every alive database (js/browser/alive-database.js): the prefix, then a random id. */
@@ -100,7 +105,8 @@ export const ALIVE_PREFIX = 'weblocks-alive:';
 // answers { t: 'had-hub', hubId } and checks its own hub at once. A fresh hub holds grants back for
 // STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died.
 // The hub also says what it decided about a context that did not say bye: { t: 'liveness-verdict',
-// clientId, cause, dead } (cause: 'heartbeat', 'alive-database-closed'; dead: false when an alive
+// clientId, cause, dead } (cause: 'heartbeat', 'alive-database-closed', 'terminated': a dedicated
+// worker without a sentinel, past terminatedWorkerRunsOn after its end; dead: false when an alive
 // database closed but the context or its sentinel answered). Contexts ignore it; it is for
 // diagnostics and tests.
 export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub', verdict: 'liveness-verdict' });
@@ -126,8 +132,9 @@ export const C = Object.freeze({
   bye: 'bye',           // { t }: clean exit (pagehide): release everything now
   adopt: 'adopt',       // { t, worker } + a transferred MessagePort: a new connection for the dedicated worker this context
                         //   created, numbered `worker` by this context (a worker may be adopted again: a new hub, a bucket)
-  ended: 'ended',       // { t, worker }: this context terminated its dedicated worker number `worker` (terminate()):
-                        //   it no longer vouches for the worker, whose silence now counts (hub.js vouchedFor)
+  ended: 'ended',       // { t, worker }: this context terminated its dedicated worker number `worker` (terminate())
+                        //   long enough ago that it has stopped running (terminated-worker.js): it no longer vouches
+                        //   for the worker (hub.js vouchedFor), which goes unless its sentinel still answers
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
   sync: 'sync',         // { t, call }: flow control (FLOW): answered by synced once every message before it is handled
   alive: 'alive',       // { t, name }: this window holds the IndexedDB database `name` (ALIVE_PREFIX + id) open while it

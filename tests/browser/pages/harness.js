@@ -7,6 +7,7 @@
   const handles = new Map();
   const workers = new Map();
   const beatBuffers = new Map(); // worker id -> Float64Array shared with it (shareBeat)
+  const heardBeats = new Map();  // BroadcastChannel name -> { last, count } (hearBeats)
   let beatBuffer = null;        // in a worker: the buffer its creator shared
   let nextHandle = 0;
   let nextWorker = 0;
@@ -115,7 +116,15 @@
       workers.set(id, worker);
       return starting;
     },
-    terminate(id) { workers.get(id).terminate(); workers.delete(id); return clock(); },
+    /** terminate(); busyMs: then this context runs a synchronous task that long (its thread is busy). */
+    terminate(id, busyMs = 0) {
+      workers.get(id).terminate();
+      workers.delete(id);
+      const at = clock();
+      const end = performance.now() + busyMs;
+      while (performance.now() < end) { /* busy */ }
+      return at;
+    },
     /** terminate() as the browser's own, behind the polyfill's back (a reference taken before it loaded). */
     terminateNatively(id) {
       let proto = Object.getPrototypeOf(workers.get(id));
@@ -144,7 +153,7 @@
      * A CPU-bound critical section: holds `name` (exclusive) and, once go(id) is called, runs a
      * synchronous task of `ms` in the callback, stamping entry and exit (read with section(id)).
      */
-    holdBusy(name, ms, { atOnce = false } = {}) {
+    holdBusy(name, ms, { atOnce = false, beatChannel = null } = {}) {
       const id = ++nextHandle;
       const h = { id, name, state: 'pending', events: [], mode: 'exclusive', enteredAt: null, exitedAt: null, requestedAt: clock(), grantedAt: null };
       let go;
@@ -161,7 +170,14 @@
         const end = performance.now() + ms;
         // Busy: the event loop is blocked. Where its creator shared a beat buffer (isolated pages),
         // the section stamps it as it runs: proof, outside it, of when it last ran.
-        while (performance.now() < end) { if (beatBuffer !== null) beatBuffer[0] = clock(); }
+        // beatChannel: a BroadcastChannel the section also posts its stamp on, every 20 ms (where no
+        // shared buffer can be: pages that are not cross-origin isolated).
+        const channel = beatChannel === null ? null : new BroadcastChannel(beatChannel);
+        let posted = 0;
+        while (performance.now() < end) {
+          if (beatBuffer !== null) beatBuffer[0] = clock();
+          if (channel !== null && performance.now() - posted >= 20) { posted = performance.now(); channel.postMessage(clock()); }
+        }
         h.exitedAt = clock();
       }).then(() => ({ ok: true }), (error) => ({ ok: false, name: error && error.name, message: error && error.message }));
       handles.set(id, h);
@@ -194,6 +210,14 @@
       return true;
     },
     lastBeat: (workerId) => beatBuffers.get(workerId)[0] || null,
+    /** Starts keeping the latest stamp posted on BroadcastChannel `name` (holdBusy's beatChannel). */
+    hearBeats(name) {
+      const channel = new BroadcastChannel(name);
+      heardBeats.set(name, { last: null, count: 0 });
+      channel.onmessage = (event) => { const h = heardBeats.get(name); h.last = Math.max(h.last ?? 0, event.data); h.count++; };
+      return true;
+    },
+    heardBeat: (name) => heardBeats.get(name),
     section: (id) => { const h = handle(id); return { requestedAt: h.requestedAt, grantedAt: h.grantedAt, enteredAt: h.enteredAt, exitedAt: h.exitedAt }; },
     /** A worker ending itself cleanly (while its callbacks are still pending). */
     closeSelf: () => { setTimeout(() => scope.close(), 0); return true; },

@@ -393,7 +393,7 @@ test('a context whose sentinel never answered keeps its locks however long it is
   // Issue 32: with no sentinel (a Content-Security-Policy that forbids it, a missing
   // weblocks-sentinel.js), silence cannot tell a busy context from a crashed one; the hub must
   // never hand its lock to another while its callback may still run.
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
   const space = await lockSpace(t, liveness);
   const logged = hubLog(space);
   const sentinel = handStartedSentinel(t);
@@ -432,7 +432,7 @@ test('a context whose sentinel never answered keeps its locks however long it is
 });
 
 test('a context whose sentinel answered and then fell silent with it is declared dead and told why', async (t) => {
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
   const space = await lockSpace(t, liveness);
   const logged = hubLog(space);
   const sentinel = handStartedSentinel(t);
@@ -454,7 +454,7 @@ test('a context whose sentinel answered and then fell silent with it is declared
 test('a context frozen while it holds a lock and declared dead meanwhile learns it before its callback\'s result is accepted: its request rejects', async (t) => {
   // Issue 32: its callback ends before it has read the hub's word (still on the port): the
   // result must not be accepted as if it had held the lock throughout.
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
   const space = await lockSpace(t, liveness);
   const sentinel = handStartedSentinel(t);
   sentinel.run();
@@ -559,30 +559,30 @@ test('a hub that does not hear its own echo declares no one dead, and the silenc
 });
 
 /** A dedicated worker of `creator` (number `worker`): its connection is a port its creator hands the hub (C.adopt). */
-function workerOf(space, creator, worker, clientId, liveness) {
+function workerOf(space, creator, worker, clientId, liveness, sentinel = null) {
   const client = { heard: [] };
   client.backend = new HubBackend(async () => {
     const { port1, port2 } = new MessageChannel();
     space.ports.push(port1, port2);
     creator.backend.adopt(port1, worker);
     return port2;
-  }, { clientId, log: quiet, liveness });
+  }, { clientId, log: quiet, liveness, sentinel });
   client.locks = createLockManager(client.backend);
   /** The hub's side of the worker's connection (found once the hub adopted it). */
   client.hubSide = () => [...space.hub.connections].find((conn) => conn.clientId === clientId);
   return client;
 }
 
-/** A creator's worker without a sentinel holds x; a bystander waits for it. */
-async function workerHoldsBystanderWaits(t) {
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
+/** A creator's worker (without a sentinel, or with `workerSentinel`) holds x; a bystander waits for it. */
+async function workerHoldsBystanderWaits(t, workerSentinel = null) {
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300, TERMINATED_RUNS_ON_GECKO: 300 };
   const space = await lockSpace(t, liveness);
   // The creator has a sentinel: its silence together with its sentinel's is a death.
   const creatorSentinel = handStartedSentinel(t);
   creatorSentinel.run();
   const creator = space.client('creator', liveness, creatorSentinel);
   const bystander = space.client('bystander', liveness);
-  const worker = workerOf(space, creator, 1, 'worker', liveness);
+  const worker = workerOf(space, creator, 1, 'worker', liveness, workerSentinel);
   const held = requestHandle(worker.locks, 'x');
   await held.granted;
   const waiting = requestHandle(bystander.locks, 'x');
@@ -590,7 +590,7 @@ async function workerHoldsBystanderWaits(t) {
   return { liveness, space, creator, creatorSentinel, bystander, worker, waiting };
 }
 
-test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them by the heartbeat once its creator terminated it', async (t) => {
+test('a dedicated worker without a sentinel keeps its locks while it is silent and its creator lives, and loses them once its creator terminated it and it has surely stopped running', async (t) => {
   // Firefox: a busy worker (no sentinel there, js/browser/sentinel.js sentinelWorkerFor) is silent for as long as its task runs.
   const { liveness, space, creator, bystander, worker, waiting } = await workerHoldsBystanderWaits(t);
   worker.hubSide().port.onmessage = null; // the worker is busy: the hub hears nothing from it
@@ -601,9 +601,45 @@ test('a dedicated worker without a sentinel keeps its locks while it is silent a
   bystander.backend.send({ t: 'ended', worker: 1 });
   await new Promise((resolve) => setTimeout(resolve, liveness.TICK * 3));
   assert.equal(space.hub.clientIds.has('worker'), true, 'an ended message from another context did nothing');
+  // The creator terminated it: a busy worker may run on until a task of its creator's, so the hub
+  // hears of it only TERMINATED_RUNS_ON later, and keeps the worker's locks until then.
+  const terminatedAt = performance.now();
   creator.backend.workerEnded(1);
+  await until(() => worker.hubSide()?.ended === true, 'the hub heard that the worker ended');
+  assert.ok(performance.now() - terminatedAt >= liveness.TERMINATED_RUNS_ON, 'the creator said so only once the worker had stopped running');
   await waiting.granted;
   assert.equal(space.hub.clientIds.has('worker'), false, 'the terminated worker was declared dead');
+  waiting.release();
+});
+
+test('a dedicated worker without a sentinel whose creator leaves (bye) keeps its locks until it has surely stopped running, then loses them', async (t) => {
+  // A removed frame, a navigation, a closed tab: the browser terminates the frame's workers, but a
+  // busy one may run on (Chromium: 2 s), so its locks stay held TERMINATED_RUNS_ON.
+  const { liveness, space, creator, worker, waiting } = await workerHoldsBystanderWaits(t);
+  worker.hubSide().port.onmessage = null; // busy: the hub hears nothing from it
+  const leftAt = performance.now();
+  creator.backend.pageHidden(false);
+  await until(() => !space.hub.clientIds.has('creator'), 'the creator is gone from the hub');
+  assert.equal(space.hub.clientIds.has('worker'), true, 'its worker, which may still run, keeps its locks');
+  await waiting.granted;
+  assert.ok(performance.now() - leftAt >= liveness.TERMINATED_RUNS_ON, 'granted only once the worker had surely stopped');
+  assert.equal(space.hub.clientIds.has('worker'), false, 'the worker was declared dead');
+  waiting.release();
+});
+
+test('a dedicated worker whose sentinel answers keeps its locks after its creator leaves for as long as its sentinel answers', async (t) => {
+  // Chromium ends a busy worker of a removed frame 2 s after, or later: its nested sentinel answers until then.
+  const workerSentinel = handStartedSentinel(t);
+  workerSentinel.run();
+  const { liveness, space, creator, worker, waiting } = await workerHoldsBystanderWaits(t, workerSentinel);
+  await until(() => workerSentinel.answered, 'the worker\'s sentinel answered the hub');
+  worker.hubSide().port.onmessage = null; // busy: only its sentinel answers
+  creator.backend.pageHidden(false);
+  await new Promise((resolve) => setTimeout(resolve, liveness.TERMINATED_RUNS_ON + liveness.DEAD_AFTER * 2));
+  assert.equal(space.hub.clientIds.has('worker'), true, 'the worker keeps its locks while its sentinel answers');
+  workerSentinel.running = false; // the worker (and its sentinel with it) stopped
+  await waiting.granted;
+  assert.equal(space.hub.clientIds.has('worker'), false, 'the worker was declared dead by the heartbeat');
   waiting.release();
 });
 
