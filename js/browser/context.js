@@ -80,7 +80,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // A window's crash reaches the hub through its alive database where IndexedDB allows one
   // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
-  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, connectNow });
+  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, connectNow, sentinelAfterFirstAnswer: kind === 'dedicated-worker' });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

@@ -38,6 +38,8 @@ const RELEASE_CHECK_SHARE = 2 / 3;
 
 // What a hello asks for again (from the records, the aborts and the queries), not from the queue.
 const ASKED_AGAIN = new Set([C.request, C.abort, C.query]);
+// The answers to a request: the first one handled lets the sentinel start (sendSentinelSoon).
+const ANSWERS = new Set([H.granted, H.queued, H.notAvailable, H.failed]);
 
 export class HubBackend {
   /**
@@ -71,6 +73,7 @@ export class HubBackend {
     this.lastHeard = this.now();
     this.probe = null;          // { call, deadline } while a probe is unanswered
     this.checkTimer = null;
+    this.sentinelTimer = null;  // the sentinel's port goes to the hub when it fires (sendSentinelSoon)
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
@@ -79,6 +82,9 @@ export class HubBackend {
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
+    // Start the sentinel once the first request is answered, not with the first request (a
+    // dedicated worker: sendSentinelSoon).
+    this.sentinelAfterFirstAnswer = options.sentinelAfterFirstAnswer === true;
     // A window's alive database (js/browser/alive-database.js): its crash reaches the hub from the browser.
     this.aliveDatabase = options.aliveDatabase ?? null;
     this.aliveSent = null;      // the alive database's name as last sent to the hub
@@ -240,7 +246,7 @@ export class HubBackend {
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
   open(lostHub) {
     if (this.connecting !== null) return;
-    this.startSentinel();
+    if (!this.sentinelAfterFirstAnswer) this.sentinel?.prepare(); // starts while the hub says hello
     this.aliveDatabase?.open();
     // A port already at hand for the first connection: attached now, so that the first request
     // goes out within request() itself, ahead of anything this context does after it.
@@ -254,17 +260,6 @@ export class HubBackend {
       this.fail(error instanceof Error || error instanceof DOMException
         ? error : new DOMException(String(error), 'NotSupportedError'));
     });
-  }
-
-  /**
-   * Starts this context's sentinel (js/browser/sentinel.js) while the hub says hello: nothing waits
-   * for it. Until it has answered the hub once, the hub never declares this context dead for
-   * silence (js/hub/hub.js silenceProvesNothing), so a first callback that blocks the thread at
-   * once (a new worker's sentinel may start only when its thread is free) keeps its lock; its
-   * requests and their callbacks go as promptly as the spec asks (4.4 step 2.1.11).
-   */
-  startSentinel() {
-    this.sentinel?.prepare();
   }
 
   attach(port, lostHub) {
@@ -381,6 +376,7 @@ export class HubBackend {
       return;
     }
     const record = m.token !== undefined ? this.records.get(m.token) : undefined;
+    if (this.sentinelTimer !== null && ANSWERS.has(m.t)) this.sendSentinelSoon(0);
     switch (m.t) {
       case H.ping: this.toHub({ t: C.pong }); return;
       case H.synced: this.flow.synced(m.call); return;
@@ -477,7 +473,8 @@ export class HubBackend {
     // Observers answered before go on at this hub (its first answer tells them what changed
     // meanwhile); the others' first message is still on its way.
     for (const [call, observer] of this.observers) if (observer.started) this.send({ t: C.observe, call });
-    this.sendSentinel();
+    if (this.sentinelAfterFirstAnswer) this.sendSentinelSoon();
+    else this.sendSentinel();
     this.sendAlive();
     this.idle();
   }
@@ -735,7 +732,36 @@ export class HubBackend {
     try { check.port.close(); } catch { /* gone */ }
   }
 
-  /** After each welcome: the hub gets a port to this context's sentinel (it answers pings for us). */
+  /**
+   * After each welcome the hub gets a port to this context's sentinel (js/browser/sentinel.js: it
+   * answers pings for us). A window starts its sentinel with its first request, so that it has
+   * answered the hub soon (a crashed tab's locks go through its alive database only once it has).
+   * A dedicated worker starts it only after its first request has been answered (its callback has
+   * run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing is asked:
+   * a nested worker takes the worker's thread for 1-10 ms and more while it loads, while the
+   * creator's port and the hub's grant wait in its queue (Chromium: the worker's first grant
+   * 24.5 ms median with the sentinel started at request(), 9.7 ms after). Nothing waits for the
+   * sentinel: until it has answered once, the hub never declares the context dead for silence
+   * (js/hub/hub.js silenceProvesNothing); that first answer comes about 6 ms later (50.1 ms after
+   * request() against 43.9 ms; docs/browser.md, Liveness).
+   */
+  sendSentinelSoon(delay = this.awaitsAnswer() ? this.liveness.SENTINEL_START_LATEST : null) {
+    clearTimeout(this.sentinelTimer);
+    this.sentinelTimer = null;
+    if (delay === null) { this.sendSentinel(); return; }
+    this.sentinelTimer = setTimeout(() => {
+      this.sentinelTimer = null;
+      // With a hello in flight, its welcome hands the sentinel to whichever hub answers it.
+      if (this.helloEntries === null) this.sendSentinel();
+    }, delay);
+  }
+
+  /** A request of ours waits for its first answer from the hub. */
+  awaitsAnswer() {
+    for (const record of this.records.values()) if (record.state === SENT) return true;
+    return false;
+  }
+
   sendSentinel() {
     if (this.sentinel === null || this.port === null) return;
     const port = this.sentinel.portForHub();
@@ -811,10 +837,9 @@ export class HubBackend {
 
 /** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
 function nextTask(then) {
-  const { port1, port2 } = new MessageChannel();
-  port1.onmessage = () => { port1.close(); then(); };
-  port2.postMessage(null);
-  port2.close();
+  const channel = new MessageChannel();
+  channel.port1.onmessage = then;
+  channel.port2.postMessage(0);
 }
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */

@@ -3,9 +3,13 @@
 // The bundle leaves its entry point at globalThis[key]; the promise resolves to it.
 import { trustedScriptUrl } from './script-urls.js';
 
-/** notLoaded(url, why) makes the error that names the file and the fix. */
-export function loadClassicScript(scope, url, key, notLoaded) {
+/**
+ * notLoaded(url, why) makes the error that names the file and the fix; `what` names the bundle
+ * where its URL is unknown (no hub URL: the polyfill's source was injected inline).
+ */
+export function loadClassicScript(scope, url, key, notLoaded, what) {
   if (typeof scope[key] === 'function') return Promise.resolve(scope[key]);
+  if (url === undefined) return Promise.reject(new DOMException(`Web Locks: no hub URL, so ${what} cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).`, 'NotSupportedError'));
   const loaded = () => {
     if (typeof scope[key] === 'function') return scope[key];
     throw notLoaded(url, 'it ran but did not register (not the file of this version?)');

@@ -40,9 +40,7 @@ export async function localHubPort(reason, space = null, scope = globalThis) {
 }
 
 function loadScript(scope) {
-  const url = inContextScriptUrl();
-  if (url === undefined && typeof scope[IN_CONTEXT_KEY] !== 'function') return Promise.reject(new DOMException('Web Locks: no hub URL, so the in-context engine cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
-  return loadClassicScript(scope, url, IN_CONTEXT_KEY, notLoaded);
+  return loadClassicScript(scope, inContextScriptUrl(), IN_CONTEXT_KEY, notLoaded, 'the in-context engine');
 }
 
 function notLoaded(url, why) {

@@ -6,11 +6,7 @@ import { OBSERVE_KEY } from './observe-key.js';
 
 /** Loads weblocks-observe.js; resolves to its observeSource. */
 export function loadObserveClient(scope = globalThis) {
-  const url = observeScriptUrl();
-  if (url === undefined && typeof scope[OBSERVE_KEY] !== 'function') {
-    return Promise.reject(new DOMException('Web Locks: observeLocks: no hub URL, so weblocks-observe.js cannot be found: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError'));
-  }
-  return loadClassicScript(scope, url, OBSERVE_KEY, notLoaded);
+  return loadClassicScript(scope, observeScriptUrl(), OBSERVE_KEY, notLoaded, 'observeLocks\' weblocks-observe.js');
 }
 
 function notLoaded(url, why) {

@@ -142,7 +142,7 @@ export class Sentinel {
     this.failed = true;
     if (!warned) {
       warned = true;
-      console.warn(`[weblocks] this context has no sentinel worker (${error?.message ?? error}), so the lock hub cannot tell a busy context from a crashed one: it keeps this context's locks for as long as the context is silent, and a crash of it leaves them held until its tab or worker closes. Fix: serve weblocks-sentinel.js next to the hub script (${this.url}), and let the page start it: a Content-Security-Policy must allow it (worker-src 'self'), and a cross-origin-isolated page needs it served with Cross-Origin-Embedder-Policy too, as every worker script there.`);
+      console.warn(`[weblocks] this context has no sentinel worker (${error?.message ?? error}): the lock hub cannot tell it busy from crashed, so it keeps its locks while it is silent, and a crash leaves them held until its tab or worker closes. Fix: serve weblocks-sentinel.js next to the hub script (${this.url}), allowed by any Content-Security-Policy (worker-src 'self'), with Cross-Origin-Embedder-Policy on a cross-origin-isolated page.`);
     }
   }
 }

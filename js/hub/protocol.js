@@ -79,6 +79,9 @@ export const LIVENESS = Object.freeze({
   // decides a loss by that identity, not by a timeout. An identity check that gets no greeting
   // at all within IDENTITY_TIMEOUT falls back to the probe's verdict.
   SENTINEL_ALARM_AFTER: 1000,
+  // A dedicated worker starts its sentinel once its first request is answered, or this long after
+  // the hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
+  SENTINEL_START_LATEST: 50,
   // The hub's echo to itself (hearing.js): unanswered for this long, the hub is deaf (it hears no
   // one, so no one's silence counts).
   ECHO_LATE: 100,

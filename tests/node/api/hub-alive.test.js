@@ -136,3 +136,38 @@ test('an alive message must name a database of the alive prefix, and nothing els
   assert.equal(validateClientMessage({ t: 'alive', name: ALIVE_PREFIX + 'x'.repeat(65) }), 'bad alive database name');
   assert.equal(validateClientMessage({ t: 'alive', name: `${ALIVE_PREFIX}a`, extra: 1 }), 'unexpected fields');
 });
+
+test('a context that names another context\'s alive database can end only itself: the other keeps its locks', async (t) => {
+  // Alive database names are secret (a random id), but a hostile context that learned one gains nothing:
+  // the hub ties the delete's success to the context that named the database, never to its owner.
+  const space = await aliveSpace(t);
+  const { a, b } = await holderAndWaiter(space);
+  const hostile = await space.context('hostile');
+  hostile.port.postMessage({ t: 'alive', name: `${ALIVE_PREFIX}a` });
+  await until(() => space.idb.deletes.filter((r) => r.name === `${ALIVE_PREFIX}a`).length === 2, 'the hub asked to delete it for the hostile context too');
+  const hostileDelete = space.idb.deletes[space.idb.deletes.length - 1];
+  hostile.answering = false; // it does not answer the check: it is declared dead, alone
+  hostileDelete.onsuccess();
+  await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'hostile', cause: 'alive-database-closed', dead: true }]);
+  b.port.postMessage({ t: 'query', call: 1 });
+  await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
+  const snapshot = b.heard.find((m) => m.t === 'snapshot');
+  assert.deepEqual(snapshot.held.map((info) => [info.name, info.clientId]), [['x', 'a']], 'a still holds x');
+  assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
+});
+
+test('a hub that ends in the middle of an alive check decides nothing after it ended', async (t) => {
+  // The hub's worker is killed while it waits for a crashed-looking context's answer: the next hub
+  // watches the database again when the context re-registers; this one must not act late.
+  const space = await aliveSpace(t);
+  const { a, deleting } = await holderAndWaiter(space);
+  a.answering = false;
+  deleting.onsuccess(); // the check starts: a's answer is awaited ALIVE_CONFIRM_WAIT
+  space.hub.stop();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // past every round of the check (LIVENESS: 2 x 100 ms)
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), [], 'no verdict after the hub ended');
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was not declared dead by a hub that had ended');
+});

@@ -42,7 +42,7 @@ async function lockSpace(t, liveness = {}, hubOptions = {}) {
       // theirs to the hub (measured in WebKitGTK: the greeting arrives, the hello never does).
       for (const client of deafTo) client.hubPort.onmessage = () => {};
     },
-    client(clientId, liveness = {}, sentinel = null, flow = undefined) {
+    client(clientId, liveness = {}, sentinel = null, flow = undefined, { sentinelAfterFirstAnswer = false } = {}) {
       const client = { hubPort: null, heard: [] };
       client.backend = new HubBackend(async () => {
         const { port1, port2 } = new MessageChannel();
@@ -51,7 +51,7 @@ async function lockSpace(t, liveness = {}, hubOptions = {}) {
         space.hubPorts.push(port2);
         client.hubPort = port2;
         return port1;
-      }, { clientId, log: quiet, liveness, sentinel, flow });
+      }, { clientId, log: quiet, liveness, sentinel, flow, sentinelAfterFirstAnswer });
       const receive = client.backend.receive.bind(client.backend);
       client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
       client.locks = createLockManager(client.backend);
@@ -377,6 +377,68 @@ test('a context\'s first requests reach the hub at once, in order, and their cal
   assert.deepEqual(order, ['x', 'y'], 'run in request order');
 });
 
+test('a dedicated worker\'s sentinel starts after its first request has been answered and its callback has run, not before', async (t) => {
+  // Creating the sentinel's worker takes the worker's thread (issue 29: 1-10 ms and more in
+  // Chromium, while the grant waited in its queue): it goes after the first answer.
+  const space = await lockSpace(t);
+  const sentinel = startCounted(handStartedSentinel(t));
+  const a = space.client('a', {}, sentinel, undefined, { sentinelAfterFirstAnswer: true });
+  let portsInCallback = null;
+  let startsInCallback = null;
+  await a.locks.request('x', () => { portsInCallback = sentinel.ports.length; startsInCallback = sentinel.starts; });
+  assert.equal(portsInCallback, 0, 'no port to the sentinel yet when the first callback ran');
+  assert.equal(startsInCallback, 0, 'its worker not started either');
+  await until(() => sentinel.ports.length > 0, 'the sentinel went to the hub after that');
+});
+
+test('a dedicated worker whose hub is lost before its sentinel went out hands its sentinel to the next hub, once its first request is answered there', async (t) => {
+  const space = await lockSpace(t, { QUEUE_ORDER_BATCH: 60_000 });
+  const sentinel = handStartedSentinel(t);
+  const a = space.client('a', { SENTINEL_START_LATEST: 60_000 }, sentinel, undefined, { sentinelAfterFirstAnswer: true });
+  const b = space.client('b');
+  const holder = requestHandle(b.locks, 'x');
+  await holder.granted;
+  const waiting = requestHandle(a.locks, 'x');
+  await until(() => space.hub.engine.snapshot().pending.length === 1, 'a waits, unanswered');
+  assert.equal(sentinel.ports.length, 0, 'no sentinel yet: a\'s request has no answer');
+
+  await space.relaunchHub({ hubId: 'relaunched', liveness: { RECLAIM_WINDOW: 50 } });
+  await until(() => a.backend.hubId === 'relaunched' && b.backend.hubId === 'relaunched', 'a and b registered with the relaunched hub', 5_000);
+  holder.release();
+  await waiting.granted;
+  await until(() => sentinel.ports.length > 0, 'a\'s sentinel went to the relaunched hub after its grant there');
+  waiting.release();
+  assert.equal((await waiting.settled).ok, true);
+});
+
+test('a dedicated worker that asks nothing of the hub but a query hands it its sentinel at the welcome', async (t) => {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const a = space.client('a', {}, sentinel, undefined, { sentinelAfterFirstAnswer: true });
+  await a.locks.query();
+  assert.equal(sentinel.ports.length > 0, true, 'the sentinel went with the welcome');
+});
+
+test('a window starts its sentinel with its first request, and the hub has it before the first callback runs', async (t) => {
+  // So that it answers the hub soon: a crashed tab's locks go through its alive database only
+  // once its sentinel has answered (js/hub/alive.js).
+  const space = await lockSpace(t);
+  const sentinel = startCounted(handStartedSentinel(t));
+  const a = space.client('a', {}, sentinel);
+  let portsInCallback = null;
+  const granted = a.locks.request('x', () => { portsInCallback = sentinel.ports.length; });
+  assert.equal(sentinel.starts, 1, 'started inside request()');
+  await granted;
+  assert.equal(portsInCallback > 0, true, 'the hub had its port before the first callback ran');
+});
+
+/** Counts the sentinel's prepare() calls (its worker started): `starts`. */
+function startCounted(sentinel) {
+  sentinel.starts = 0;
+  sentinel.prepare = () => { sentinel.starts++; };
+  return sentinel;
+}
+
 test('a query made right after a context\'s first request reflects it (spec 3.2.2 step 4)', async (t) => {
   const space = await lockSpace(t);
   const sentinel = handStartedSentinel(t);
@@ -403,7 +465,8 @@ test('a context whose sentinel never answered keeps its locks however long it is
   const told = declarationsTo(a);
   const held = requestHandle(a.locks, 'x');
   await held.granted;
-  assert.equal(a.backend.sentinel.ports.length > 0, true, 'a handed the hub its sentinel');
+  // (Its sentinel goes to the hub once its first request is answered: HubBackend.sendSentinelSoon.)
+  await until(() => a.backend.sentinel.ports.length > 0, 'a handed the hub its sentinel');
   const waiting = requestHandle(b.locks, 'x');
   let bGranted = false;
   waiting.granted.then(() => { bGranted = true; });
