@@ -486,7 +486,7 @@ export class HubBackend {
    */
   declaredDead(why = null) {
     this.stats.declaredDead++;
-    this.log('warn', 'the lock hub declared this context dead (it did not answer in time); its held locks were released' + (why === null ? '' : ` (${why})`));
+    this.log('warn', 'the lock hub declared this context dead; its held locks were released' + (why === null ? '' : ` (${why})`));
     this.loseHeld(LOST.declaredDead);
     // The hub forgot our aborts with our requests: they are done.
     for (const [token, resolve] of this.aborts) { this.records.delete(token); resolve(true); }
@@ -643,7 +643,7 @@ export class HubBackend {
     // WebKitGTK: the greeting arrives, the hello never does), and a hello that waits for a probe
     // to time out comes after the reclaim window, its held locks lost.
     this.stats.hubLosses++;
-    this.log('warn', `a new lock hub serves this context's connection; re-registering ${this.records.size} locks and requests over a fresh connection`);
+    this.log('warn', `a new lock hub serves this context's connection; re-registering ${this.records.size} locks and requests`);
     this.reconnect(this.hubId);
     return undefined;
   }
@@ -837,9 +837,9 @@ export class HubBackend {
 
 /** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
 function nextTask(then) {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = then;
-  channel.port2.postMessage(0);
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = () => { port1.close(); then(); }; // an open port keeps a Node process alive
+  port2.postMessage(0);
 }
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */
