@@ -25,11 +25,13 @@ loopback_only ctest --test-dir build/native --output-on-failure
 # Explicit file list: `node --test <dir>` is read differently by Node 20 and Node 24.
 mapfile -t node_tests < <(find tests/node -name '*.test.js' | sort)
 
+# --test-force-exit: a test file whose tests have all finished ends even if a failed test left a
+# client reconnecting (a failure then fails the step at once instead of hanging CI).
 step "node tests under $(node --version)"
-loopback_only node --test "${node_tests[@]}"
+loopback_only node --test --test-force-exit "${node_tests[@]}"
 
 step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
-loopback_only "$NODE24" --test "${node_tests[@]}"
+loopback_only "$NODE24" --test --test-force-exit "${node_tests[@]}"
 
 step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
 loopback_only node tests/runtimes/run.mjs

@@ -669,7 +669,8 @@ test('a dedicated worker without a sentinel keeps its locks while it is silent a
   const terminatedAt = performance.now();
   creator.backend.workerEnded(1);
   await until(() => worker.hubSide()?.ended === true, 'the hub heard that the worker ended');
-  assert.ok(performance.now() - terminatedAt >= liveness.TERMINATED_RUNS_ON, 'the creator said so only once the worker had stopped running');
+  // (Node fires a timer by its loop's millisecond clock: up to 1 ms early by performance.now().)
+  assert.ok(performance.now() - terminatedAt >= liveness.TERMINATED_RUNS_ON - 1, 'the creator said so only once the worker had stopped running');
   await waiting.granted;
   assert.equal(space.hub.clientIds.has('worker'), false, 'the terminated worker was declared dead');
   waiting.release();
