@@ -36,7 +36,7 @@ class Connection {
     this.parent = parent;     // the connection of the context that created this dedicated worker (adopt)
     this.workerNo = 0;        // its number among the workers its parent created
     this.ended = false;       // its parent terminated it (C.ended) or left: no longer vouched for (vouchedFor)
-    this.stoppedBy = Infinity; // once ended: when it has surely stopped running (its silence counts from then on)
+    this.stoppedBy = Infinity; // once ended: when it has surely stopped running (gone then, unless its sentinel answers)
     this.children = new Set();
     this.client = null;       // engine client handle, once registered
     this.clientId = null;
@@ -627,7 +627,7 @@ export class Hub {
     for (const child of conn.children) if (child.workerNo === worker) this.workerStopsBy(child, this.now());
   }
 
-  /** Dedicated worker `child` no longer runs after `time` (hub clock): from then on its silence counts. */
+  /** Dedicated worker `child` no longer runs after `time` (hub clock): from then on it is gone, unless its sentinel answers (tick). */
   workerStopsBy(child, time) {
     child.ended = true;
     child.stoppedBy = Math.min(child.stoppedBy, time);
@@ -804,14 +804,14 @@ export class Hub {
       // A dedicated worker that was terminated has stopped running by stoppedBy: unless its own
       // sentinel, which answers while it runs, tells otherwise, it is gone then.
       const unheard = now - Math.max(lastHeardFrom(conn), hearingSince);
-      if (conn.ended && now >= conn.stoppedBy && !sentinelAnswered(conn)) {
+      if (conn.ended && now >= conn.stoppedBy && silenceProvesNothing(conn)) {
         this.log('info', `${conn.clientId} declared dead (a dedicated worker that was terminated, and has stopped running by now), its locks released`);
         this.close(conn, { tell: true, why: 'it was terminated', cause: 'terminated' });
-      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn, now)) {
+      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !vouchedFor(conn) && !silenceProvesNothing(conn)) {
         const why = silenceOf(conn, now);
         this.log('info', `${conn.clientId} declared dead (${why}), its locks released`);
         this.close(conn, { tell: true, why, cause: 'heartbeat' });
-      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && !conn.ended && silenceProvesNothing(conn, now)) {
+      } else if (unheard >= this.liveness.DEAD_AFTER && !deaf && !conn.toldUnwatched && !conn.ended && silenceProvesNothing(conn)) {
         conn.toldUnwatched = true;
         this.log('warn', `${conn.clientId} has been silent for ${Math.round(unheard)} ms and has no sentinel that ever answered: `
           + 'it may be busy, so its locks stay held until its port closes or it says bye (serve weblocks-sentinel.js next to the hub, and allow it: worker-src \'self\')');
@@ -869,7 +869,7 @@ export class Hub {
 
   /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). */
   silenceCounts(conn) {
-    return !vouchedFor(conn) && !silenceProvesNothing(conn, this.now());
+    return !vouchedFor(conn) && !silenceProvesNothing(conn);
   }
 
   /** The hub's echo to itself is late: it hears no one now (hearing.js). */
@@ -911,8 +911,7 @@ export class Hub {
  * Content-Security-Policy without blob: workers) is alive while the context that created it is: a
  * worker ends with its creator (whose liveness the hub follows; its end closes the worker's
  * connections too, close()), by its creator's terminate() (which says so once the worker has
- * stopped running: C.ended, and from then on its silence counts), or by its own close() (which
- * says bye). So a silent one is busy in a
+ * stopped running: C.ended), or by its own close() (which says bye). So a silent one is busy in a
  * long task and keeps its locks, as with native Web Locks. A terminate() the polyfill does not
  * see (the browser's own, through a reference taken before it loaded) leaves such a worker's
  * locks held until its creator goes.
@@ -923,17 +922,12 @@ function vouchedFor(conn) {
 
 /**
  * Silence proves a context gone only where a sentinel of its own has answered (it shares the
- * context's process, not its event loop: both silent means the process stopped), or where it is a
- * dedicated worker that has surely stopped running (stoppedBy: its creator terminated it, or left,
- * long enough ago). Otherwise a silent context may just be busy in a long task: declaring it dead
- * would hand its lock to another while its callback runs.
+ * context's process, not its event loop: both silent means the process stopped). Otherwise a
+ * silent context may just be busy in a long task: declaring it dead would hand its lock to another
+ * while its callback runs. (A terminated dedicated worker goes by stoppedBy instead: tick.)
  */
-function silenceProvesNothing(conn, now) {
-  return !(conn.ended && now >= conn.stoppedBy) && !sentinelAnswered(conn);
-}
-
-function sentinelAnswered(conn) {
-  return conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0;
+function silenceProvesNothing(conn) {
+  return !(conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0);
 }
 
 

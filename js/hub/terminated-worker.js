@@ -1,6 +1,6 @@
 // How long a dedicated worker may still run after it was terminated (its creator's terminate(), or
 // its creator's document went away), measured with a busy worker whose section posted its clock
-// every 20 ms (tests/browser/busy-terminated.spec.js):
+// every 20 ms (tests/browser/busy.spec.js; busy-terminated.spec.js checks the order exactly):
 // - Chromium runs a busy worker's script on until a task on the creator's thread 2 s later
 //   (WorkerThread's forcible termination; measured 1985-2063 ms, and until the creator's thread is
 //   free where it is busy then): LIVENESS.TERMINATED_RUNS_ON.

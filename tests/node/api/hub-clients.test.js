@@ -455,7 +455,7 @@ test('a context whose sentinel never answered keeps its locks however long it is
   // Issue 32: with no sentinel (a Content-Security-Policy that forbids it, a missing
   // weblocks-sentinel.js), silence cannot tell a busy context from a crashed one; the hub must
   // never hand its lock to another while its callback may still run.
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   const logged = hubLog(space);
   const sentinel = handStartedSentinel(t);
@@ -495,7 +495,7 @@ test('a context whose sentinel never answered keeps its locks however long it is
 });
 
 test('a context whose sentinel answered and then fell silent with it is declared dead and told why', async (t) => {
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   const logged = hubLog(space);
   const sentinel = handStartedSentinel(t);
@@ -517,7 +517,7 @@ test('a context whose sentinel answered and then fell silent with it is declared
 test('a context frozen while it holds a lock and declared dead meanwhile learns it before its callback\'s result is accepted: its request rejects', async (t) => {
   // Issue 32: its callback ends before it has read the hub's word (still on the port): the
   // result must not be accepted as if it had held the lock throughout.
-  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, TERMINATED_RUNS_ON: 300 };
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150 };
   const space = await lockSpace(t, liveness);
   const sentinel = handStartedSentinel(t);
   sentinel.run();
