@@ -7,6 +7,11 @@
 import { randomUuid } from '../api/random-id.js';
 import { ALIVE_PREFIX } from '../hub/protocol.js';
 
+// Opens that fail after the browser closed ours are tried again this many times, after 100, 200,
+// 400... ms (about 25 s in all).
+const REOPEN_TRIES = 8;
+const REOPEN_AFTER = 100;
+
 export class AliveDatabase {
   /**
    * @param scope   the window
@@ -19,11 +24,14 @@ export class AliveDatabase {
     this.name = null;     // the open database's name, null while none is
     this.opening = false;
     this.wanted = false;  // open() was called, close() not since
+    this.reopens = null;  // failed opens since the browser closed ours; null: none was closed
+    this.retryTimer = 0;
   }
 
   /** Opens one under a fresh name, unless one is open or opening. */
   open() {
     this.wanted = true;
+    clearTimeout(this.retryTimer);
     if (this.indexedDB === null || this.db !== null || this.opening) return;
     const name = ALIVE_PREFIX + randomUuid();
     let request;
@@ -43,13 +51,24 @@ export class AliveDatabase {
         if (this.db !== db) return;
         this.db = null;
         this.name = null;
+        this.reopens = 0;
         this.open();
       };
       this.db = db;
       this.name = name;
+      this.reopens = null;
       this.onOpen(name);
     };
-    request.onerror = (event) => { event.preventDefault?.(); this.opening = false; };
+    request.onerror = (event) => {
+      event.preventDefault?.();
+      this.opening = false;
+      // Refused right after a close: the browser is still clearing the origin's storage (Chromium,
+      // after a Clear-Site-Data response: AbortError "The connection was closed."). Tried again,
+      // later each time. A first open that fails means IndexedDB refuses here: the window goes without.
+      if (this.reopens !== null && this.reopens < REOPEN_TRIES && this.wanted) {
+        this.retryTimer = setTimeout(() => this.open(), REOPEN_AFTER << this.reopens++);
+      }
+    };
   }
 
   /**
@@ -58,6 +77,7 @@ export class AliveDatabase {
    */
   close() {
     this.wanted = false;
+    clearTimeout(this.retryTimer);
     const db = this.db;
     this.db = null;
     this.name = null;

@@ -10,6 +10,7 @@
 //                              after it was idle (it grants nothing until that is written);
 //   { hubId, clients: false }  written when no registered client is left (every context said bye,
 //                              or was declared dead): nobody can hold or wait under it any more.
+// Whatever deletes it meanwhile (site data cleared) closes the hub's connection: it writes it again.
 // The successor reads it first:
 //   'lost'     the last hub ended with clients (crashed, or its process was killed): survivors may
 //              come, and their claims open the reclaim window as before;
@@ -26,6 +27,9 @@ const STORE = 'hubs';
 // A storage that does not answer within this long is treated as unreadable: the lock space is not
 // kept waiting for it.
 const OPEN_TIMEOUT = 2000;
+// A write that fails is tried again this many times, after 100, 200, 400... ms (about 25 s in all).
+const WRITE_RETRIES = 8;
+const WRITE_RETRY_AFTER = 100;
 
 /** What a record left by the previous hub says about its clients. */
 export function predecessorFrom(record, hubId) {
@@ -59,23 +63,42 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
   }
   let clients = true;
   let chain = Promise.resolve();
-  const write = (value) => {
-    chain = chain.then(() => writeRecord(db, space, { hubId, clients: value }, false)).catch((error) => {
-      log('error', `the hub could not record that it ${value ? 'serves clients' : 'is idle'} (${error?.message ?? error})${value ? ': if it dies, its successor will not hold grants back for the contexts that survive it' : ''}`);
+  // Writes what is true now (`clients`), retried while the storage refuses: the browser closes the
+  // connection when the origin's site data is cleared, deletes the record, and refuses to open it
+  // again for a moment (as the windows' alive databases show: js/browser/alive-database.js). Without a record, this hub's successor would take itself for the origin's
+  // first and refuse the claims of the contexts that survive this hub.
+  const write = (attempt = 0) => {
+    chain = chain.then(async () => {
+      if (db === null) keepOpen(db = await withTimeout(openDatabase(indexedDB), timeout, 'IndexedDB did not open'));
+      await writeRecord(db, space, { hubId, clients }, false);
+    }).catch((error) => {
+      try { db?.close(); } catch { /* closed */ }
+      db = null;
+      if (attempt < WRITE_RETRIES) { setTimeout(() => write(attempt + 1), WRITE_RETRY_AFTER << attempt); return; }
+      log('error', `the hub could not record that it ${clients ? 'serves clients' : 'is idle'} (${error?.message ?? error})${clients ? ': if it dies, its successor will not hold grants back for the contexts that survive it' : ''}`);
     });
     return chain;
   };
+  const keepOpen = (open) => {
+    open.onclose = () => {
+      if (db !== open) return;
+      db = null;
+      log('warn', 'the browser closed the succession record (site data cleared?): writing it again');
+      write();
+    };
+  };
+  keepOpen(db);
   return {
     predecessor: predecessorFrom(previous, hubId),
     serving() {
       if (clients) return null;
       clients = true;
-      return write(true);
+      return write();
     },
     idle() {
       if (!clients) return chain;
       clients = false;
-      return write(false);
+      return write();
     },
   };
 }

@@ -69,6 +69,13 @@ function handler(isolated, remote, policies = null) {
     // One that forgot the observeLocks client: everything of build/dist/ but weblocks-observe.js, under /no-observe/.
     const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noObserve) req.url = `/build/dist/${noObserve[1]}`;
+    // A response that clears the origin's storage (honoured on secure origins only), as a site's
+    // logout or a "clear data" button does: clear-site-data.spec.js.
+    if (/^\/clear-site-data(\?|$)/.test(req.url)) {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Clear-Site-Data': '"storage"' });
+      res.end('cleared');
+      return;
+    }
     if (remote.serveWithAgent(req, res, headers)) return;
     files(req, res, () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });

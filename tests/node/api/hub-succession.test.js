@@ -11,7 +11,8 @@ import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { PREDECESSOR, takeOver, predecessorFrom } from '../../../js/hub/succession.js';
 import { PROTOCOL_VERSION, ANNOUNCE } from '../../../js/hub/protocol.js';
-import { until } from './until.js';
+import { until, eventually } from './until.js';
+import { clearableFactory, clearSiteData } from './clear-site-data.js';
 
 const quiet = () => {};
 const SPACE = 'weblocks-hub https://example.test/weblocks-hub.js';
@@ -57,6 +58,43 @@ test('storage that cannot be opened or does not answer leaves the predecessor un
   assert.match(logged[0][1], /denied permission/);
   assert.match(logged[1][1], /did not open within 50 ms/);
   assert.equal(predecessorFrom({ hubId: 'x', clients: 'garbage' }, 'y'), PREDECESSOR.lost, 'a record it cannot read as idle errs towards a loss');
+});
+
+/** The record of `space` as stored (undefined: none), read without writing one. */
+function storedRecord(indexedDB, space) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open('weblocks-hub-succession');
+    open.onupgradeneeded = () => { open.transaction.abort(); };
+    open.onerror = (event) => { event.preventDefault?.(); resolve(undefined); };
+    open.onsuccess = () => {
+      const db = open.result;
+      const read = db.transaction('hubs').objectStore('hubs').get(space);
+      read.onsuccess = () => { db.close(); resolve(read.result); };
+      read.onerror = () => { db.close(); reject(read.error); };
+    };
+  });
+}
+
+test('a hub whose record is deleted under it (site data cleared) writes it again, through the refusals that follow a clear', async () => {
+  const indexedDB = new IDBFactory();
+  const factory = clearableFactory(indexedDB);
+  const logged = [];
+  const log = (level, text) => logged.push([level, text]);
+  const serving = await takeOver(SPACE, 'serving', { indexedDB: factory, log });
+  const idleSpace = `${SPACE} idle`;
+  const idle = await takeOver(idleSpace, 'idle', { indexedDB: factory, log });
+  await idle.idle();
+  factory.refuse = 3; // the first opens after the clear fail
+  await clearSiteData(factory, indexedDB);
+  assert.equal(await storedRecord(indexedDB, SPACE), undefined, 'the clear deleted the records');
+  // A successor of the serving hub must find that it had clients (their claims are heard), and a
+  // successor of the idle one that it had none (it waits for no one).
+  await eventually(async () => predecessorFrom(await storedRecord(indexedDB, SPACE), 'successor') === PREDECESSOR.lost, 'the serving hub wrote its record again');
+  await eventually(async () => (await storedRecord(indexedDB, idleSpace))?.hubId === 'idle', 'the idle hub wrote its record again');
+  assert.equal(predecessorFrom(await storedRecord(indexedDB, idleSpace), 'successor'), PREDECESSOR.none);
+  assert.equal(factory.refuse, 0, 'the refused opens were tried again');
+  assert.deepEqual(logged.map(([level]) => level), ['warn', 'warn'], `each hub says it once, as a warning: ${JSON.stringify(logged)}`);
+  assert.ok(serving);
 });
 
 async function hubWithRaw(t, options) {

@@ -15,12 +15,14 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // in docs/bench.md ("Sizes"): HubBackend's connection, hub-loss and re-registration logic, and
 // since issue 30 the observeLocks client and the deadlock reports (about 3 KB on the page, 2 KB
 // on the hub), and since issue 29's crash signal the alive database (js/browser/alive-database.js,
-// js/hub/alive.js: about 0.45 KB on the page, 0.6 KB on the hub). The budgets are today's sizes
-// with a little room: they stop growth, not meet the goal.
+// js/hub/alive.js: about 0.45 KB on the page, 0.6 KB on the hub), and what keeps both through a
+// cleared site data (the alive database and the succession record opened again: about 60 B on
+// the page, 40 B on the hub). The budgets are today's sizes with a little room: they stop growth,
+// not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 17_500,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_400,
-  'weblocks-hub.js': 17_700,
+  'weblocks-polyfill.js': 17_600,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_500,
+  'weblocks-hub.js': 17_800,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };
