@@ -76,7 +76,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
   const sentinelWorker = viaHub ? sentinelWorkerFor(scope, kind) : null;
   const sentinel = sentinelWorker === null ? null
-    : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope });
+    : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope, channel: hubName });
   // A window's crash reaches the hub through its alive database where IndexedDB allows one
   // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;

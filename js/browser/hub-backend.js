@@ -473,6 +473,7 @@ export class HubBackend {
     // Observers answered before go on at this hub (its first answer tells them what changed
     // meanwhile); the others' first message is still on its way.
     for (const [call, observer] of this.observers) if (observer.started) this.send({ t: C.observe, call });
+    this.vouch();
     if (this.sentinelAfterFirstAnswer) this.sendSentinelSoon();
     else this.sendSentinel();
     this.sendAlive();
@@ -528,13 +529,20 @@ export class HubBackend {
   watch() {
     if (this.checkTimer !== null) return;
     this.checkTimer = setInterval(() => this.check(), this.liveness.CLIENT_CHECK_EVERY);
+    this.vouch();
   }
 
   idle() {
     if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
+      this.vouch();
     }
+  }
+
+  /** Our sentinel speaks for us after a loss of the hub we hold or wait under, while we cannot (a long task). */
+  vouch() {
+    this.sentinel?.vouch(this.checkTimer !== null && this.failure === null ? this.hubId : null, this.clientId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */

@@ -8,6 +8,13 @@
 // script imports nothing, so it stays a few hundred bytes); it answers the hub's pings on it.
 // It also tells its context when the hub stops pinging (its timers run at full rate where a
 // background tab's are throttled), and when it first answered (for diagnostics).
+//
+// And it speaks for a busy context when its hub is lost: the context tells it `vouch` ({ hubId,
+// clientId } while it holds or waits under that hub, else null). When its hub has gone silent
+// and a new hub announces itself on the hub's channel (`channel`, `started`), the sentinel says
+// `{ t: hadHub, hubId, clientId }` there every `every` ms until its context has re-registered:
+// the new hub keeps its reclaim window open while it hears that (js/hub/hub.js survivorAlive), so
+// a context busy in a long task when its hub died still takes its locks back.
 let hubPort = null;
 let alarm = 0;
 let answering = false;
@@ -15,17 +22,52 @@ let answering = false;
 let context = self;
 
 let silentAfter = 0;
+let silent = false;  // no ping from the hub for silentAfter
+let init = null;     // the context's last init message: the channel's name and message types
+let channel = null;
+let vouch = null;
+let latestHub = null; // the last hub heard announcing itself
+let vouching = 0;
+
+const update = () => {
+  if (vouch === null || !silent || latestHub === null || latestHub === vouch.hubId) {
+    clearInterval(vouching);
+    vouching = 0;
+  } else if (vouching === 0) {
+    const say = () => channel.postMessage({ t: init.hadHub, hubId: vouch.hubId, clientId: vouch.clientId });
+    say();
+    vouching = setInterval(say, init.every);
+  }
+};
 
 const arm = () => {
   clearTimeout(alarm);
-  alarm = setTimeout(() => context.postMessage('hub-silent'), silentAfter);
+  silent = false;
+  update();
+  alarm = setTimeout(() => {
+    silent = true;
+    update();
+    context.postMessage('hub-silent');
+  }, silentAfter);
 };
 
 const fromContext = (event) => {
+  const data = event.data ?? {};
+  if ('vouch' in data) { vouch = data.vouch; update(); }
   const port = event.ports[0];
-  const { ping, pong } = event.data ?? {};
+  const { ping, pong } = data;
   if (port === undefined || typeof ping !== 'string' || typeof pong !== 'string') return;
-  silentAfter = Number(event.data.silentAfter);
+  silentAfter = Number(data.silentAfter);
+  init = data;
+  if (channel === null && typeof data.channel === 'string' && typeof BroadcastChannel === 'function') {
+    channel = new BroadcastChannel(data.channel);
+    channel.onmessage = (e) => {
+      if (e.data !== null && typeof e.data === 'object' && e.data.t === init.started && typeof e.data.hubId === 'string') {
+        latestHub = e.data.hubId;
+        update();
+      }
+    };
+  }
   if (hubPort !== null) hubPort.close();
   hubPort = port;
   port.onmessage = (e) => {

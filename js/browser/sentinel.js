@@ -21,7 +21,7 @@
 
 import { randomUuid } from '../api/random-id.js';
 import { startScript } from './script-urls.js';
-import { C, H, LIVENESS } from '../hub/protocol.js';
+import { C, H, LIVENESS, ANNOUNCE } from '../hub/protocol.js';
 
 /**
  * Firefox: a dedicated worker's own `new Worker()` (its sentinel) sometimes never returns, and the
@@ -74,8 +74,11 @@ export class Sentinel {
    * @param onHubSilent  called when the sentinel has heard no ping from the hub for
    *                     LIVENESS.SENTINEL_ALARM_AFTER (once per silence)
    */
-  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis } = {}) {
+  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis, channel = null } = {}) {
     this.Worker = Worker;
+    this.channel = channel; // the hub's announcement channel (its SharedWorker name)
+    this.vouched = null;    // what the sentinel was last told to vouch for (vouch())
+    this.vouchKey = null;
     this.url = url;
     this.scope = scope;
     this.shared = shared;
@@ -103,13 +106,28 @@ export class Sentinel {
       if (this.shared && this.handedOut) this.retire();
       if (this.worker === null) this.start();
       const channel = new MessageChannel();
-      this.port.postMessage({ ping: H.ping, pong: C.pong, silentAfter: LIVENESS.SENTINEL_ALARM_AFTER }, [channel.port1]);
+      this.port.postMessage({
+        ping: H.ping, pong: C.pong, silentAfter: LIVENESS.SENTINEL_ALARM_AFTER,
+        channel: this.channel, started: ANNOUNCE.started, hadHub: ANNOUNCE.hadHub, every: LIVENESS.SURVIVOR_SAY_EVERY, vouch: this.vouched,
+      }, [channel.port1]);
       this.handedOut = true;
       return channel.port2;
     } catch (error) {
       this.fail(error);
       return null;
     }
+  }
+
+  /**
+   * Tells the sentinel which hub this context holds or waits under (null: nothing outstanding), so
+   * that it can say so for the context, busy or not, when that hub is lost (sentinel-worker.js).
+   */
+  vouch(hubId, clientId) {
+    const key = hubId === null ? null : `${hubId} ${clientId}`;
+    if (key === this.vouchKey) return;
+    this.vouchKey = key;
+    this.vouched = hubId === null ? null : { hubId, clientId };
+    if (this.port !== null && !this.failed) this.port.postMessage({ vouch: this.vouched });
   }
 
   start() {

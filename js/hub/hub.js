@@ -110,6 +110,7 @@ export class Hub {
     this.predecessor = this.succession?.predecessor ?? options.predecessor ?? PREDECESSOR.unknown;
     this.recording = false;     // true while the record is being told this hub serves clients again
     this.refusedClaims = 0;
+    this.survivors = new Map(); // clientId -> when its sentinel last said it survives a lost hub (survivorAlive)
     this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
     this.indexedDB = options.indexedDB ?? null;
     sweepAliveDatabases(this.indexedDB);
@@ -134,6 +135,31 @@ export class Hub {
   heard(m) {
     if (m === null || typeof m !== 'object' || m.t !== ANNOUNCE.hadHub || typeof m.hubId !== 'string' || m.hubId === this.hubId) return;
     this.claimOfLostHub(m.hubId);
+    if (typeof m.clientId === 'string' && m.clientId.length <= LIMITS.clientIdLength) this.survivorAlive(m.clientId);
+  }
+
+  /**
+   * The sentinel of a context that held or waited under a lost hub says that context lives and has
+   * not re-registered yet (busy in a long task: js/browser/sentinel-worker.js). While the reclaim
+   * window is open, it stays open as long as such a survivor is heard (within
+   * SURVIVOR_SILENT_AFTER) and has not registered: a time-based window alone would give a busy
+   * holder's lock to a waiter while its callback still runs. Only a hub whose predecessor may
+   * have left clients listens (succession.js), as for claims.
+   */
+  survivorAlive(clientId) {
+    if (this.predecessor === PREDECESSOR.none || !this.reclaimStarted || this.now() >= this.reclaimUntil) return;
+    if (this.clientIds.has(clientId) || (!this.survivors.has(clientId) && this.survivors.size >= LIMITS.survivors)) return;
+    if (!this.survivors.has(clientId)) this.log('info', `${clientId} survives the lost hub (its sentinel says so): the reclaim window waits for it`);
+    this.survivors.set(clientId, this.now());
+  }
+
+  /** A survivor heard lately that has not registered here yet. */
+  survivorsWaited() {
+    const now = this.now();
+    for (const [clientId, heardAt] of this.survivors) {
+      if (this.clientIds.has(clientId) || now - heardAt >= this.liveness.SURVIVOR_SILENT_AFTER) this.survivors.delete(clientId);
+    }
+    return this.survivors.size > 0;
   }
 
   /**
@@ -437,6 +463,11 @@ export class Hub {
   }
 
   closeReclaimWindow() {
+    if (this.survivorsWaited()) {
+      this.reclaimUntil = this.now() + this.liveness.TICK;
+      this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.TICK);
+      return;
+    }
     this.reclaimUntil = 0;
     // Waiting requests in their order at the lost hub, then what arrived during the window.
     const pending = this.reclaimPending.sort((a, b) => a[2] - b[2] || a[3] - b[3]);

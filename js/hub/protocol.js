@@ -40,6 +40,7 @@ export const LIMITS = Object.freeze({
   hubBytes: 64 << 20,
   requestOverhead: REQUEST_OVERHEAD,
   queriesPerClient: 4,        // queries a client may have waiting at the hub at once
+  survivors: 10_000,          // survivors of a lost hub a new hub waits for (hub.js survivorAlive)
   // query() answers (js/hub/snapshot-pieces.js): pieces of at most this many bytes; a state larger
   // than queryBytes is refused; a query with no piece for queryTimeout ms rejects (TimeoutError).
   snapshotPieceBytes: 1 << 20,
@@ -79,6 +80,11 @@ export const LIVENESS = Object.freeze({
   // decides a loss by that identity, not by a timeout. An identity check that gets no greeting
   // at all within IDENTITY_TIMEOUT falls back to the probe's verdict.
   SENTINEL_ALARM_AFTER: 1000,
+  // After a hub loss, the sentinel of a context that held or waited under it says so on the hub's
+  // channel this often until its context has re-registered (a busy context cannot); the new hub
+  // keeps its reclaim window open while such a survivor was heard within SURVIVOR_SILENT_AFTER.
+  SURVIVOR_SAY_EVERY: 250,
+  SURVIVOR_SILENT_AFTER: 1000,
   // A dedicated worker starts its sentinel once its first request is answered, or this long after
   // the hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
   SENTINEL_START_LATEST: 50,
@@ -106,7 +112,9 @@ export const ALIVE_PREFIX = 'weblocks-alive:';
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
 // a fresh hub says { t: 'hub-started', hubId }; a context that holds or waits under another hub
 // answers { t: 'had-hub', hubId } and checks its own hub at once. A fresh hub holds grants back for
-// STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died.
+// STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died. A
+// context's sentinel answers for it, busy or not, { t: 'had-hub', hubId, clientId } every
+// SURVIVOR_SAY_EVERY until the context has re-registered (js/browser/sentinel-worker.js).
 // The hub also says what it decided about a context that did not say bye: { t: 'liveness-verdict',
 // clientId, cause, dead } (cause: 'heartbeat', 'alive-database-closed', 'terminated': a dedicated
 // worker without a sentinel, past terminatedWorkerRunsOn after its end; dead: false when an alive

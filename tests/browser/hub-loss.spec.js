@@ -15,6 +15,9 @@ import { test, expect, call, until, named, report } from './support/fixtures.js'
 // loses nothing.
 const CROSS_PROCESS_CLOCK_MS = 0.5;
 
+// Longer than the survivors' detection of the loss (~1-2 s) plus the new hub's reclaim window (LIVENESS.RECLAIM_WINDOW, 2.5 s).
+const BUSY_ACROSS_LOSS_MS = 6000;
+
 /**
  * Waits until every page is on a hub other than `oldHubId`, failing at once if two of the
  * `exclusive` handles ([page, handle] on one lock name) are held together: mutual exclusion is
@@ -117,4 +120,27 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   expect(granted.at, 'the newcomer was granted only after the survivor released').toBeGreaterThanOrEqual(releasedAt - CROSS_PROCESS_CLOCK_MS);
   await call(newcomer, 'release', late);
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
+});
+
+test('when the hub\'s process dies while a holder is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
+  // The holder cannot hear the new hub's announcement nor re-register until its task ends; the
+  // waiter re-registers at once. The checker is external: the holder's section stamps its entry
+  // and exit, and the waiter's grant must come after the exit.
+  const host = await openTab();
+  await call(host, 'query');
+  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
+  const name = 'busy-across-hub-loss';
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  await call(a, 'granted', busy);
+  const waiting = await call(b, 'request', name);
+  await until(b, (s) => named(s.pending, name).length === 1, 'the waiter is queued behind the busy holder');
+  await call(a, 'go', busy);
+  await killHubProcess(host);
+  const granted = await call(b, 'granted', waiting);
+  const section = await call(a, 'section', busy);
+  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+  expect(granted.at, 'the waiter was granted only after the busy holder left its critical section').toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
+  report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task: holder left its section -> waiter granted`, granted.at - section.exitedAt);
+  expect(await call(a, 'settled', busy), 'the holder\'s callback result was accepted').toEqual({ ok: true });
+  await call(b, 'release', waiting);
 });

@@ -330,8 +330,9 @@ test('a hub that is gone for good is found lost by identity: the fresh connectio
  */
 function handStartedSentinel(t) {
   const sentinel = {
-    running: false, answered: false, ports: [],
+    running: false, answered: false, ports: [], vouches: [],
     prepare() {},
+    vouch(hubId) { if (sentinel.vouches.at(-1) !== hubId) sentinel.vouches.push(hubId); },
     portForHub() {
       const { port1, port2 } = new MessageChannel();
       port1.onmessage = (event) => {
@@ -375,6 +376,20 @@ test('a context\'s first requests reach the hub at once, in order, and their cal
   await Promise.all([first, second]);
   assert.equal(sentinel.answered, false, 'the sentinel had not answered');
   assert.deepEqual(order, ['x', 'y'], 'run in request order');
+});
+
+test('a context tells its sentinel which hub it holds or waits under, and that it has nothing outstanding once it has not', async (t) => {
+  // What the sentinel says for its context after a loss of that hub (js/browser/sentinel-worker.js).
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const a = space.client('a', {}, sentinel);
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  assert.deepEqual(sentinel.vouches, [null, 'first'], 'the hub that welcomed it, once welcomed');
+  holder.release();
+  await holder.settled;
+  await until(() => sentinel.vouches.at(-1) === null, 'nothing outstanding: nothing to say');
+  assert.deepEqual(sentinel.vouches, [null, 'first', null]);
 });
 
 test('a dedicated worker\'s sentinel starts after its first request has been answered and its callback has run, not before', async (t) => {

@@ -152,6 +152,41 @@ test('when the hub before this one ended with clients, a survivor\'s hello opens
   }
 });
 
+test('a survivor of a lost hub that is busy keeps the reclaim window open while its sentinel says it lives, and takes its lock back when it re-registers', async (t) => {
+  const { hub, raw, logged, announce } = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness: { RECLAIM_WINDOW: 300, STARTUP_HOLD: 100, SURVIVOR_SILENT_AFTER: 200, TICK: 50 } });
+  // A waiter re-registers at once and opens the window; the busy holder's sentinel speaks for it.
+  const waiter = raw({ clientId: 'waiter', lostHub: 'lost', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: false, seq: 2 }] });
+  const say = () => announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'lost', clientId: 'busy' } });
+  say();
+  const saying = setInterval(say, 50);
+  t.after(() => clearInterval(saying));
+  await new Promise((resolve) => setTimeout(resolve, 900)); // three windows' worth
+  assert.ok(hub.now() < hub.reclaimUntil, 'the window is still open');
+  assert.equal(waiter.heard.some((m) => m.t === 'granted'), false, 'the waiter is not granted the lock the busy survivor may hold');
+  const busy = raw({ clientId: 'busy', lostHub: 'lost', reclaim: [{ token: 7, name: 'x', mode: 'exclusive', held: true, seq: null }] });
+  await until(() => busy.heard.some((m) => m.t === 'welcome'), 'the survivor is welcomed');
+  assert.deepEqual(busy.heard.find((m) => m.t === 'welcome').reclaimed, ['held'], 'it takes its lock back');
+  await until(() => hub.reclaimUntil === 0, 'the window closes once the survivor registered');
+  assert.equal(waiter.heard.some((m) => m.t === 'granted'), false, 'the waiter waits behind it');
+  busy.send({ t: 'release', token: 7 });
+  await until(() => waiter.heard.some((m) => m.t === 'granted'), 'the waiter is granted after the release');
+  assert.equal(logged.filter((text) => /busy survives the lost hub/.test(text)).length, 1, 'said once');
+});
+
+test('a survivor whose sentinel falls silent (its context died) holds the window no longer, and a hub whose predecessor left no clients hears no survivor', async (t) => {
+  const liveness = { RECLAIM_WINDOW: 300, STARTUP_HOLD: 100, SURVIVOR_SILENT_AFTER: 200, TICK: 50 };
+  const lost = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness });
+  const waiter = lost.raw({ clientId: 'waiter', lostHub: 'lost', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: false, seq: 2 }] });
+  lost.announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'lost', clientId: 'crashed' } });
+  await until(() => waiter.heard.some((m) => m.t === 'granted'), 'the waiter is granted once the window closes');
+  const none = await hubWithRaw(t, { predecessor: PREDECESSOR.none, liveness });
+  none.announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'made-up', clientId: 'forger' } });
+  assert.equal(none.hub.survivors.size, 0, 'a forged survivor is not heard');
+  const newcomer = none.raw({ clientId: 'newcomer' });
+  newcomer.send({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
+  await until(() => newcomer.heard.some((m) => m.t === 'granted'), 'granted at once');
+});
+
 test('a hub whose last registered client has gone records that it is idle, and grants nothing after that until it has recorded that it serves again', async (t) => {
   const records = [];
   let written;
