@@ -126,19 +126,27 @@ export class HubBackend {
     const record = this.records.get(token);
     if (record === undefined) return undefined;
     if (record.state !== HELD) { this.records.delete(token); return undefined; } // cannot happen through the LockManager
+    if (!this.flow.open) {
+      // Reconnecting after a hub loss: the hello claims the lock, and its welcome says whether it
+      // was still ours until now (then releases it) or not (the callback's result is not accepted).
+      record.state = RELEASING;
+      this.stats.releaseChecks++;
+      return askNextHub(record).then(() => { if (this.records.get(token) === record) this.records.delete(token); });
+    }
     // This context sent nothing for long enough that the hub may have declared it dead (a long
     // task with no sentinel to answer, a frozen page) and given the lock to another, its word of
     // it still on the way: the port is in order, so one round trip settles it, and the request's
     // result is accepted only after it (a death heard first rejects it: loseHeld).
-    const unsure = this.flow.open && this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
+    const unsure = this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
     // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
     // that flow control keeps here (a waiter elsewhere would wait for them).
-    if (this.flow.open) this.toHub({ t: C.release, token });
-    else this.send({ t: C.release, token });
+    this.toHub({ t: C.release, token });
     if (!unsure) { this.records.delete(token); return undefined; }
     record.state = RELEASING;
     this.stats.releaseChecks++;
-    return this.flow.barrier().then(() => { if (this.records.get(token) === record) this.records.delete(token); });
+    // A hello sent meanwhile (the hub was lost) asks the next hub whether the lock was still ours:
+    // its welcome settles `record.asked` (welcome, loseHeld).
+    return this.flow.barrier().then(() => record.asked).then(() => { if (this.records.get(token) === record) this.records.delete(token); });
   }
 
   /** Posts on the hub's port, and notes when: the hub counts this context's silence from its last message. */
@@ -336,9 +344,13 @@ export class HubBackend {
     const waiting = [];
     for (const [token, record] of this.records) {
       if (record.state === UNSENT) continue; // still to be sent (askAgain)
-      // Its release went to the hub that was lost: released there, never taken back here.
-      if (record.state === RELEASING) { this.records.delete(token); continue; }
-      if (record.state === HELD) {
+      // Released after a silence that may have cost this context the lock, and the release went to
+      // a hub that was lost: claimed as held, so that the next hub says whether it was still ours
+      // (the welcome then releases it, or the context learns it lost it: the callback's result is
+      // not accepted). A hub that was not lost answers `stolen`: a resumed connection whose
+      // release arrived, or one declared dead; the first is a false alarm, never an overlap.
+      if (record.state === RELEASING) askNextHub(record);
+      if (record.state === HELD || record.state === RELEASING) {
         held.push({ token, name: record.name, mode: record.mode, held: true, seq: null });
       } else if (record.wait === 'wait' || record.wait === 'preempt') {
         // A steal in flight is re-sent as a plain request: the lock it would have stolen may be
@@ -462,6 +474,13 @@ export class HubBackend {
       const record = this.records.get(entry.token);
       if (record === undefined) return;
       const outcome = m.reclaimed[i];
+      if (record.state === RELEASING && outcome === 'held') {
+        // It was ours until now: released here, and the callback's result stands.
+        this.records.delete(entry.token);
+        this.toHub({ t: C.release, token: entry.token });
+        record.answered?.();
+        return;
+      }
       if (outcome === 'held') return;
       // Queued there; a grant that arrived before this welcome (a hub of an older build sends it
       // first) stands: the context holds that lock, and its release must reach the hub.
@@ -469,6 +488,7 @@ export class HubBackend {
       // Not taken back: someone else may have it now. The holder learns as a stolen holder does.
       this.records.delete(entry.token);
       record.listener.stolen(entry.token, LOST.notReclaimed);
+      record.answered?.();
     });
     // Observers answered before go on at this hub (its first answer tells them what changed
     // meanwhile); the others' first message is still on its way.
@@ -501,6 +521,7 @@ export class HubBackend {
       if (record.state !== HELD && record.state !== RELEASING) continue;
       this.records.delete(token);
       record.listener.stolen(token, message);
+      record.answered?.();
     }
   }
 
@@ -512,6 +533,7 @@ export class HubBackend {
     for (const [token, record] of records) {
       if (record.state === HELD || record.state === RELEASING) record.listener.stolen(token);
       else record.listener.failed(token, error);
+      record.answered?.();
     }
     for (const [, resolve] of this.aborts) resolve(false);
     this.aborts.clear();
@@ -844,6 +866,11 @@ export class HubBackend {
 }
 
 /** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
+/** Settled (`record.answered`) once the welcome of a hello that claimed this released lock says whether it was still ours. */
+function askNextHub(record) {
+  return (record.asked ??= new Promise((resolve) => { record.answered = resolve; }));
+}
+
 function nextTask(then) {
   const { port1, port2 } = new MessageChannel();
   port1.onmessage = () => { port1.close(); then(); }; // an open port keeps a Node process alive

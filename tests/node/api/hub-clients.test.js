@@ -565,6 +565,60 @@ test('a context frozen while it holds a lock and declared dead meanwhile learns 
   assert.equal((await waiting.settled).ok, true);
 });
 
+/**
+ * Client `a` holds `x` and freezes (it reads nothing and sends nothing) while its hub is lost and
+ * replaced by hub 'second'; `frozen.thaw(result)` then ends its callback with `result` and lets it
+ * find its hub lost.
+ */
+async function holderFrozenThroughHubLoss(t) {
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 150, RECLAIM_WINDOW: 100, STARTUP_HOLD: 20 };
+  const space = await lockSpace(t, liveness);
+  const a = space.client('a', liveness);
+  const held = requestHandle(a.locks, 'x');
+  await held.granted;
+  const receive = a.backend.receive.bind(a.backend);
+  a.backend.receive = () => {};
+  a.hubPort.onmessage = null;
+  const frozen = {
+    thaw(result) {
+      a.backend.receive = receive;
+      held.release(result);
+      a.backend.hubLost();
+    },
+  };
+  await space.replaceHub({ hubId: 'second', predecessor: 'lost', liveness });
+  return { space, a, held, frozen, liveness };
+}
+
+test('a holder frozen through a hub loss, whose lock the next hub gave to another, learns it before its callback\'s result is accepted', async (t) => {
+  // Its release went to the hub that was lost, after a silence that may have cost it the lock: the
+  // next hub says whether the lock was still its own (a held claim), and it was not.
+  const { space, a, held, frozen, liveness } = await holderFrozenThroughHubLoss(t);
+  const b = space.client('b', liveness);
+  const other = requestHandle(b.locks, 'x');
+  await other.granted; // a said nothing within the window: the next hub gave x to b
+  await new Promise((resolve) => setTimeout(resolve, 120)); // a's silence: 2/3 of DEAD_AFTER and more
+  frozen.thaw('a\'s result');
+  const outcome = await held.settled;
+  assert.equal(outcome.ok, false, 'a\'s request did not resolve with its callback\'s result');
+  assert.equal(outcome.name, 'AbortError');
+  assert.equal(a.backend.stats.releaseChecks, 1, 'its release waited for the next hub\'s word');
+  other.release();
+  assert.equal((await other.settled).ok, true);
+});
+
+test('a holder frozen through a hub loss whose lock nobody took meanwhile has its callback\'s result accepted, and the lock is free after', async (t) => {
+  const { space, a, held, frozen, liveness } = await holderFrozenThroughHubLoss(t);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  frozen.thaw('a\'s result');
+  assert.deepEqual(await held.settled, { ok: true, value: 'a\'s result' });
+  const b = space.client('b', liveness);
+  const next = requestHandle(b.locks, 'x');
+  await next.granted;
+  next.release();
+  assert.equal((await next.settled).ok, true);
+});
+
 test('a context that was heard from recently releases at once, with no round trip', async (t) => {
   const space = await lockSpace(t);
   const a = space.client('a');

@@ -18,11 +18,12 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // js/hub/alive.js: about 0.45 KB on the page, 0.6 KB on the hub), and what keeps both through a
 // cleared site data (the alive database and the succession record opened again: about 60 B on
 // the page, 40 B on the hub), and a busy holder's sentinel speaking for it after a hub loss
-// (about 150 B on the page, 150 B on the hub). The budgets are today's sizes with a little room:
-// they stop growth, not meet the goal.
+// (about 150 B on the page, 150 B on the hub), and a release across a hub loss decided by the
+// next hub (about 90 B on the page). The budgets are today's sizes with a little room: they stop
+// growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 17_800,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_700,
+  'weblocks-polyfill.js': 17_900,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_800,
   'weblocks-hub.js': 18_000,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
