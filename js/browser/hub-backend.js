@@ -564,7 +564,7 @@ export class HubBackend {
 
   /** Our sentinel speaks for us after a loss of the hub we hold or wait under, while we cannot (a long task). */
   vouch() {
-    this.sentinel?.vouch(this.checkTimer !== null && this.failure === null ? this.hubId : null, this.clientId);
+    this.sentinel?.vouch(this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null, this.clientId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */
@@ -816,6 +816,9 @@ export class HubBackend {
     // A delete waiting on its database would evict the page from the back/forward cache.
     this.aliveDatabase?.close();
     this.asleep = true;
+    // The hub released everything with our bye: our sentinel (in WebKit a shared worker, which the
+    // cache does not freeze) must not hold a new hub's grants for a page that will not re-register.
+    this.vouch();
     this.flow.close();
     this.loseHeld(LOST.pageHidden);
   }

@@ -392,6 +392,24 @@ test('a context tells its sentinel which hub it holds or waits under, and that i
   assert.deepEqual(sentinel.vouches, [null, 'first', null]);
 });
 
+test('a page that enters the back/forward cache while it waits tells its sentinel it has nothing to say for it, until it is back and welcomed', async (t) => {
+  // The hub released everything with its bye; a sentinel that went on speaking for the page (a
+  // WebKit window's, a shared worker the cache does not freeze) would hold a new hub's grants.
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const a = space.client('a', {}, sentinel);
+  const b = space.client('b');
+  const holder = requestHandle(b.locks, 'x');
+  await holder.granted;
+  requestHandle(a.locks, 'x');
+  await until(() => sentinel.vouches.at(-1) === 'first', 'a waits under the hub');
+  a.backend.pageHidden(true);
+  assert.equal(sentinel.vouches.at(-1), null, 'in the cache: nothing');
+  a.backend.pageShown();
+  await until(() => sentinel.vouches.at(-1) === 'first', 'back and welcomed: the hub again');
+  holder.release();
+});
+
 test('a dedicated worker\'s sentinel starts after its first request has been answered and its callback has run, not before', async (t) => {
   // Creating the sentinel's worker takes the worker's thread (issue 29: 1-10 ms and more in
   // Chromium, while the grant waited in its queue): it goes after the first answer.
