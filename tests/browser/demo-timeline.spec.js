@@ -176,6 +176,10 @@ test.describe('the demo on an insecure origin', () => {
     expect(late.name).toBe('Tab 5');
     await late.close();
     for (const tab of [observer, waiter1, waiter2]) expect(tab.errors).toEqual([]);
+    // The tabs' own name locks make a cycle of contexts (each holds its name and waits for the
+    // others'): the lock space reports it as a possible deadlock, and the demo shows none of it.
+    await until(observer, () => Number(document.querySelector('[data-testid="deadlock-reports"]').dataset.ignored ?? 0) > 0, null, 'a cycle of the demo\'s name locks was reported and set aside');
+    expect(await observer.evaluate(() => document.querySelectorAll('[data-testid="deadlock-report"]').length), 'no deadlock shown').toBe(0);
     queued = [waiter1, waiter2];
     queuedIds = [first, second];
   });
