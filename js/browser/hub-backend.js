@@ -868,12 +868,12 @@ export class HubBackend {
   }
 }
 
-/** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
 /** Settled (`record.answered`) once the welcome of a hello that claimed this released lock says whether it was still ours. */
 function askNextHub(record) {
   return (record.asked ??= new Promise((resolve) => { record.answered = resolve; }));
 }
 
+/** Runs `then` in a task of its own, after the tasks this thread already has due (not throttled as timers are). */
 function nextTask(then) {
   const { port1, port2 } = new MessageChannel();
   port1.onmessage = () => { port1.close(); then(); }; // an open port keeps a Node process alive
