@@ -52,7 +52,7 @@ const arm = () => {
 };
 
 const fromContext = (event) => {
-  const data = event.data ?? {};
+  const data = event.data !== null && typeof event.data === 'object' ? event.data : {};
   if ('vouch' in data) { vouch = data.vouch; update(); }
   const port = event.ports[0];
   const { ping, pong } = data;
