@@ -5,12 +5,7 @@
 // the window is. Where IndexedDB is missing or refuses (a Firefox private window, a sandboxed
 // iframe), the window simply goes without: the heartbeat tells its crash, as before.
 import { randomUuid } from '../api/random-id.js';
-import { ALIVE_PREFIX } from '../hub/protocol.js';
-
-// Opens that fail after the browser closed ours are tried again this many times, after 100, 200,
-// 400... ms (about 25 s in all).
-const REOPEN_TRIES = 8;
-const REOPEN_AFTER = 100;
+import { ALIVE_PREFIX, storageRetryDelay } from '../hub/protocol.js';
 
 export class AliveDatabase {
   /**
@@ -65,9 +60,8 @@ export class AliveDatabase {
       // Refused right after a close: the browser is still clearing the origin's storage (Chromium,
       // after a Clear-Site-Data response: AbortError "The connection was closed."). Tried again,
       // later each time. A first open that fails means IndexedDB refuses here: the window goes without.
-      if (this.reopens !== null && this.reopens < REOPEN_TRIES && this.wanted) {
-        this.retryTimer = setTimeout(() => this.open(), REOPEN_AFTER << this.reopens++);
-      }
+      const delay = this.reopens === null || !this.wanted ? null : storageRetryDelay(this.reopens++);
+      if (delay !== null) this.retryTimer = setTimeout(() => this.open(), delay);
     };
   }
 

@@ -148,8 +148,11 @@ export class Hub {
    */
   survivorAlive(clientId) {
     if (this.predecessor === PREDECESSOR.none || !this.reclaimStarted || this.now() >= this.reclaimUntil) return;
-    if (this.clientIds.has(clientId) || (!this.survivors.has(clientId) && this.survivors.size >= LIMITS.survivors)) return;
-    if (!this.survivors.has(clientId)) this.log('info', `${clientId} survives the lost hub (its sentinel says so): the reclaim window waits for it`);
+    if (this.clientIds.has(clientId)) return;
+    if (!this.survivors.has(clientId)) {
+      if (this.survivors.size >= LIMITS.survivors) return;
+      this.log('info', `${clientId} survives the lost hub (its sentinel says so): the reclaim window waits for it`);
+    }
     this.survivors.set(clientId, this.now());
   }
 

@@ -106,6 +106,16 @@ export const LIVENESS = Object.freeze({
   TERMINATED_RUNS_ON_GECKO: 250,
 });
 
+/**
+ * When to try again an IndexedDB open or write the browser refused (site data being cleared: it
+ * refuses for a while after it closed our connections): after 100, 200, 400... ms, 8 times (about
+ * 25 s in all), then null (give up). `attempt` counts the tries already made again, from 0. Used by
+ * the hub's succession record and a window's alive database alike.
+ */
+export function storageRetryDelay(attempt) {
+  return attempt < 8 ? 100 << attempt : null;
+}
+
 /** The name of every alive database (js/browser/alive-database.js): the prefix, then a random id. */
 export const ALIVE_PREFIX = 'weblocks-alive:';
 

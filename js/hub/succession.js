@@ -20,6 +20,8 @@
 // Failures err towards 'lost': a `clients: false` that did not commit before the browser ended the
 // idle hub leaves `clients: true`. The record is written by hub code only; a script of the origin
 // that writes IndexedDB itself could still forge one, but nothing a connection sends can.
+import { storageRetryDelay } from './protocol.js';
+
 export const PREDECESSOR = Object.freeze({ lost: 'lost', none: 'none', unknown: 'unknown' });
 
 const DATABASE = 'weblocks-hub-succession';
@@ -27,9 +29,6 @@ const STORE = 'hubs';
 // A storage that does not answer within this long is treated as unreadable: the lock space is not
 // kept waiting for it.
 const OPEN_TIMEOUT = 2000;
-// A write that fails is tried again this many times, after 100, 200, 400... ms (about 25 s in all).
-const WRITE_RETRIES = 8;
-const WRITE_RETRY_AFTER = 100;
 
 /** What a record left by the previous hub says about its clients. */
 export function predecessorFrom(record, hubId) {
@@ -74,7 +73,8 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
     }).catch((error) => {
       try { db?.close(); } catch { /* closed */ }
       db = null;
-      if (attempt < WRITE_RETRIES) { setTimeout(() => write(attempt + 1), WRITE_RETRY_AFTER << attempt); return; }
+      const delay = storageRetryDelay(attempt);
+      if (delay !== null) { setTimeout(() => write(attempt + 1), delay); return; }
       log('error', `the hub could not record that it ${clients ? 'serves clients' : 'is idle'} (${error?.message ?? error})${clients ? ': if it dies, its successor will not hold grants back for the contexts that survive it' : ''}`);
     });
     return chain;
