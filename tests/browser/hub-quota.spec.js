@@ -17,7 +17,7 @@ test('a page asking the hub to keep 40,000 requests on a 65,536-unit name gets Q
   // The attacker keeps at most WINDOW requests unanswered: what is asked of the hub is the same
   // (40,000 requests it would have to keep), but the 2.6 GB of names never pile up in the browser's
   // message queues at once, so the outcome does not depend on how fast this machine copies them
-  // (a flood without flow control is the test above). STALL_MS without an answer ends the wait
+  // (a flood without flow control is hub-load.spec.js). STALL_MS without an answer ends the wait
   // with a report of how far it got.
   const result = await attacker.evaluate(([version, nameLength]) => new Promise((resolve) => {
     const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
