@@ -14,8 +14,13 @@
  * confirms every release (`released`) and gives a fencing token with every grant.
  * 7: observers (C.observe, H.changes) and deadlocks (C.request's `under` and `reject`, H.deadlock).
  * 8: alive databases (C.alive, js/hub/alive.js): a window names the IndexedDB database it holds open.
+ * 9: a hello carries the messages its context sends right after it (`then`: its first requests),
+ * handled in the hello's turn, and may ask for batches (`batch: true`): what the hub sends it in one
+ * task comes as one H.batch. A page reads each message in a task of its own, between the tasks of
+ * its own load, so its first grant came two or three tasks after its request (hub.js sendTo). A
+ * hub of version 8 refuses such a hello with its own version, which the context names (hub-backend.js).
  */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -40,6 +45,7 @@ export const LIMITS = Object.freeze({
   hubBytes: 64 << 20,
   requestOverhead: REQUEST_OVERHEAD,
   queriesPerClient: 4,        // queries a client may have waiting at the hub at once
+  helloThen: 32,              // messages a hello may carry (C.hello `then`), handled in its turn
   survivors: 10_000,          // survivors of a lost hub a new hub waits for (hub.js survivorAlive)
   // query() answers (js/hub/snapshot-pieces.js): pieces of at most this many bytes; a state larger
   // than queryBytes is refused; a query with no piece for queryTimeout ms rejects (TimeoutError).
@@ -135,7 +141,9 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 // ---- message types ----
 // context -> hub
 export const C = Object.freeze({
-  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc? }
+  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc?, batch?, then? }
+                        //   batch: true: send this context H.batch messages; then: the messages it sends right after
+                        //   its hello (no hello, no ports), handled in the hello's turn if it is welcomed
                         //   proc (machine clients): { pid, tid, start }: the client's process and kernel thread
                         //   (tid 0, start null where there is no /proc), by which a machine hub knows it lives
                         //   key: a secret of the context (never shown to others): a hello on a new port
@@ -187,124 +195,23 @@ export const H = Object.freeze({
   changes: 'changes',           // { t, call, start, records, held, pending }: an observer's records (js/engine readJournal) and the
                                 //   state right after them (start: the first answer, records empty)
   deadlock: 'deadlock',         // { t, token, cycle }: this waiting request is in a certain deadlock (cycle: its members)
+  batch: 'batch',               // { t, m: message[] }: consecutive messages of one task of the hub, in order, to a context
+                                //   whose hello said batch: true (hub.js sendTo); never nested
 });
 
 export const MODES = Object.freeze(['exclusive', 'shared']);
 export const WAIT_MODES = Object.freeze(['wait', 'no-wait', 'preempt']);
 
-// ---- validation ----
+// ---- validation: the hub's checks of what contexts send are in validate-client.js (hub code only) ----
 
-function isPlainObject(value) {
+export function isPlainObject(value) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
-function isToken(value) {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
-function isName(value) {
-  return typeof value === 'string' && value.length <= LIMITS.nameLength;
-}
-
-function hasOnlyKeys(message, keys) {
-  for (const key in message) if (!keys.includes(key)) return false;
-  return true;
-}
-
-function checkReclaimEntry(entry) {
-  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq'])
-    && isToken(entry.token) && isName(entry.name) && MODES.includes(entry.mode)
-    && typeof entry.held === 'boolean'
-    && (entry.seq === null || (typeof entry.seq === 'number' && Number.isSafeInteger(entry.seq) && entry.seq >= 0));
-}
-
-function checkProc(proc) {
-  const id = (value) => Number.isSafeInteger(value) && value >= 0 && value <= 0x7fffffff;
-  return isPlainObject(proc) && hasOnlyKeys(proc, ['pid', 'tid', 'start']) && id(proc.pid) && proc.pid > 0 && id(proc.tid)
-    && (proc.start === null || (Number.isSafeInteger(proc.start) && proc.start >= 0));
-}
-
-// One validator per context -> hub type: returns null when valid, else the reason.
-const CLIENT_VALIDATORS = {
-  [C.hello](m) {
-    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'proc'])) return 'unexpected fields';
-    if (typeof m.v !== 'number') return 'no protocol version';
-    if (m.v !== PROTOCOL_VERSION) return null; // answered by the version check, whatever else it holds
-    if (typeof m.key !== 'string' || m.key.length === 0 || m.key.length > 64) return 'bad key';
-    if (typeof m.clientId !== 'string' || m.clientId.length === 0 || m.clientId.length > LIMITS.clientIdLength) return 'bad clientId';
-    if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
-    if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
-    for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
-    if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
-    return null;
-  },
-  [C.request](m) {
-    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait', 'under', 'reject'])) return 'unexpected fields';
-    if (!isToken(m.token)) return 'bad token';
-    if (m.under !== undefined && !isToken(m.under)) return 'bad under';
-    if (m.reject !== undefined && typeof m.reject !== 'boolean') return 'bad reject';
-    if (typeof m.name !== 'string') return 'name is not a string';
-    if (m.name.length > LIMITS.nameLength) return `name longer than ${LIMITS.nameLength}`;
-    if (!MODES.includes(m.mode)) return 'bad mode';
-    if (!WAIT_MODES.includes(m.wait)) return 'bad wait mode';
-    if (m.wait === 'preempt' && m.mode !== 'exclusive') return 'steal of a shared lock';
-    return null;
-  },
-  [C.release]: tokenOnly,
-  [C.abort]: tokenOnly,
-  [C.query]: callOnly,
-  [C.probe]: callOnly,
-  [C.pong]: bare,
-  [C.bye]: bare,
-  [C.adopt]: workerOnly,
-  [C.ended]: workerOnly,
-  [C.sentinel]: bare,
-  [C.sync]: callOnly,
-  [C.observe]: callOnly,
-  [C.unobserve]: callOnly,
-  [C.alive](m) {
-    if (!hasOnlyKeys(m, ['t', 'name'])) return 'unexpected fields';
-    if (typeof m.name !== 'string' || !m.name.startsWith(ALIVE_PREFIX) || m.name.length > ALIVE_PREFIX.length + 64) return 'bad alive database name';
-    return null;
-  },
-};
-
-function tokenOnly(m) {
-  if (!hasOnlyKeys(m, ['t', 'token'])) return 'unexpected fields';
-  return isToken(m.token) ? null : 'bad token';
-}
-
-function callOnly(m) {
-  if (!hasOnlyKeys(m, ['t', 'call'])) return 'unexpected fields';
-  return isToken(m.call) ? null : 'bad call id';
-}
-
-function workerOnly(m) {
-  if (!hasOnlyKeys(m, ['t', 'worker'])) return 'unexpected fields';
-  return isToken(m.worker) ? null : 'bad worker number';
-}
-
-function bare(m) {
-  return hasOnlyKeys(m, ['t']) ? null : 'unexpected fields';
-}
-
-/**
- * Checks a message a context sent to the hub. Returns null when it has a known type and exactly
- * that type's shape, else a short reason for the log. Never throws (getters cannot run: structured
- * clone delivers plain data only, and plain-object checks come first).
- */
-export function validateClientMessage(message) {
-  try {
-    if (!isPlainObject(message)) return 'not a plain object';
-    const validator = Object.prototype.hasOwnProperty.call(CLIENT_VALIDATORS, message.t) ? CLIENT_VALIDATORS[message.t] : undefined;
-    if (validator === undefined) return `unknown type ${JSON.stringify(String(message.t)).slice(0, 40)}`;
-    return validator(message);
-  } catch {
-    return 'unreadable message';
-  }
-}
+// What a hello may carry (`then`): messages that come with no ports and need a registration.
+export const HELLO_THEN_TYPES = new Set([C.request, C.release, C.abort, C.query, C.sync, C.observe, C.unobserve, C.ended, C.alive]);
 
 /** The hub's messages are trusted by the context only as far as their shape: cheap checks. */
 export function isHubMessage(message) {

@@ -42,6 +42,7 @@ export function resume(hub, conn, old, m) {
   old.gone = true;
   hub.connections.delete(old);
   if (old.parent !== null) old.parent.children.delete(old);
+  hub.flushRun();
   try { old.port.close(); } catch { /* already closed */ }
   hub.clientIds.set(conn.clientId, conn);
   hub.resumed(conn, old);

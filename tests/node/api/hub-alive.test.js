@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
-import { PROTOCOL_VERSION, ALIVE_PREFIX, validateClientMessage } from '../../../js/hub/protocol.js';
+import { PROTOCOL_VERSION, ALIVE_PREFIX } from '../../../js/hub/protocol.js';
+import { validateClientMessage } from '../../../js/hub/validate-client.js';
 import { PREDECESSOR } from '../../../js/hub/succession.js';
 import { until } from './until.js';
 

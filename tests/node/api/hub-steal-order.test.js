@@ -17,14 +17,17 @@ const quiet = () => {};
 async function lockSpace(t) {
   const hub = new Hub(await createLocalEngine(), { hubId: 'only', log: quiet });
   const ports = [];
-  const sent = []; // every message the hub posted, in order: [clientId, type]
+  const sent = []; // every message the hub posted, in order (a batch's one by one): [clientId, type]
   t.after(() => { hub.stop(); for (const port of ports) port.close(); });
   const client = (clientId) => {
     const backend = new HubBackend(async () => {
       const { port1, port2 } = new MessageChannel();
       ports.push(port1, port2);
       const post = port2.postMessage.bind(port2);
-      port2.postMessage = (message) => { sent.push([clientId, message.t]); post(message); };
+      port2.postMessage = (message) => {
+        for (const one of message.t === 'batch' ? message.m : [message]) sent.push([clientId, one.t]);
+        post(message);
+      };
       hub.connect(port2);
       return port1;
     }, { clientId, log: quiet });

@@ -153,7 +153,8 @@ test('when the hub before this one ended with clients, a survivor\'s hello opens
 });
 
 test('a survivor of a lost hub that is busy keeps the reclaim window open while its sentinel says it lives, and takes its lock back when it re-registers', async (t) => {
-  const { hub, raw, logged, announce } = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness: { RECLAIM_WINDOW: 300, STARTUP_HOLD: 100, SURVIVOR_SILENT_AFTER: 200, TICK: 50 } });
+  // The sentinel says it every 50 ms; silence is counted only after 500 (room for a loaded machine's late timers).
+  const { hub, raw, logged, announce } = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness: { RECLAIM_WINDOW: 300, STARTUP_HOLD: 100, SURVIVOR_SILENT_AFTER: 500, TICK: 50 } });
   // A waiter re-registers at once and opens the window; the busy holder's sentinel speaks for it.
   const waiter = raw({ clientId: 'waiter', lostHub: 'lost', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: false, seq: 2 }] });
   const say = () => announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'lost', clientId: 'busy' } });
