@@ -60,7 +60,7 @@ class Connection {
     this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
     this.alive = null;        // the alive database the hub is deleting (alive.js), once the context named one
     this.toldUnregistered = false;
-    this.batching = false;    // the context asked for batches (C.batch): Hub.sendTo
+    this.batching = false;    // its hello asked for batches (batch: true): Hub.sendTo
   }
 
   send(message) {
@@ -216,11 +216,12 @@ export class Hub {
   /**
    * A page reads each message in a task of its own, between the tasks of its own load: measured in
    * Chromium, a second tab's hub, welcome and grant, posted within 2 ms, were read 10-16 ms apart.
-   * So consecutive messages to one connection that asked (C.batch) go as one H.batch, posted when a
-   * message to another connection follows, before any other post or close, or at the end of the
-   * task. A context's first requests come inside its hello (`then`), so its welcome and their
-   * grants go as one. Every message is still posted in the order it was sent, across connections
-   * too: a steal's victims are told before its thief, whatever point the hub's process dies at.
+   * So consecutive messages to one connection that asked (its hello's batch: true) go as one
+   * H.batch, posted when a message to another connection follows, before any other post or close,
+   * or at the end of the task. A context's first requests come inside its hello (`then`), so its
+   * welcome and their grants go as one. Every message is still posted in the order it was sent,
+   * across connections too: a steal's victims are told before its thief, whatever point the hub's
+   * process dies at.
    */
   sendTo(conn, message) {
     if (this.run !== null && this.run.conn === conn) {
