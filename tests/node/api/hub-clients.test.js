@@ -681,6 +681,9 @@ test('a hub that does not hear its own echo declares no one dead, and the silenc
   const held = requestHandle(a.locks, 'x');
   await held.granted;
   const waiting = requestHandle(b.locks, 'x');
+  // b is registered and waits (on a loaded machine its hello could still be on its way: silencing
+  // its port then would leave it unregistered, not declared dead).
+  await until(() => space.hub.engine.snapshot().pending.length === 1, 'b waits for x at the hub');
   await until(() => echo.posted === 1, 'the hub sent its echo');
   // The hub hears no one: neither a, nor b (nor their sentinels), nor its echo.
   const aPort = space.hubPorts[0];
