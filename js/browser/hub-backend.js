@@ -428,7 +428,7 @@ export class HubBackend {
       case H.welcome: return this.welcome(m);
       case H.rejected:
         // A hub of another version refuses what it cannot read (version 8: this hello's fields).
-        if (m.v !== PROTOCOL_VERSION) return this.fail(versionMismatch(m));
+        if (m.v !== PROTOCOL_VERSION) return this.fail(protocolMismatch(m.v, String(m.message)));
         // clientIds are public (query() shows them): another connection may have taken ours.
         // Take a new one rather than give up.
         if (m.reason === 'clientId' && this.clientIdRetries++ < 5) return this.retryHello();
@@ -492,7 +492,7 @@ export class HubBackend {
 
   welcome(m) {
     if (m.v !== PROTOCOL_VERSION) {
-      this.fail(new DOMException(`Web Locks hub protocol mismatch: this page speaks version ${PROTOCOL_VERSION}, the hub speaks ${m.v}. Serve the polyfill and the hub from the same build.`, 'NotSupportedError'));
+      this.fail(protocolMismatch(m.v));
       return;
     }
     const entries = this.helloEntries ?? [];
@@ -909,10 +909,13 @@ function nextTask(then) {
   port2.postMessage(0);
 }
 
-function versionMismatch(rejected) {
-  return new DOMException(`Web Locks hub protocol mismatch: this page speaks version ${PROTOCOL_VERSION}, the lock hub speaks ${rejected.v} `
-    + `(it said: ${String(rejected.message).slice(0, 200)}). Serve the polyfill and the hub from the same build; a hub of another build `
-    + 'runs until every tab that uses it has closed.', 'NotSupportedError');
+/**
+ * The error of a page whose hub speaks another protocol version, found in a welcome or in a refusal
+ * (`said`: a hub of version 8 refuses a newer hello as unreadable, which is all the page learns).
+ */
+function protocolMismatch(hubVersion, said = '') {
+  return new DOMException(`Web Locks hub protocol mismatch: the page speaks version ${PROTOCOL_VERSION}, the lock hub speaks ${hubVersion}${said && ` (it said: ${said.slice(0, 200)})`}. `
+    + 'Serve the polyfill and the hub from the same build (a running hub ends when its last tab closes).', 'NotSupportedError');
 }
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */
