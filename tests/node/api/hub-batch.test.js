@@ -10,6 +10,7 @@ import { Hub } from '../../../js/hub/hub.js';
 import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { PROTOCOL_VERSION, LIMITS } from '../../../js/hub/protocol.js';
+import { hubContext } from './hub-context.js';
 import { until } from './until.js';
 
 const quiet = () => {};
@@ -28,15 +29,7 @@ async function hubSpace(t) {
     port1.postMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId, key: `key-${clientId}`, lostHub: null, reclaim: [], ...hello });
     return { port: port1, posts, heard: () => posts.flatMap((m) => (m.t === 'batch' ? m.m : [m])) };
   };
-  const client = (clientId) => {
-    const backend = new HubBackend(async () => {
-      const { port1, port2 } = new MessageChannel();
-      ports.push(port1, port2);
-      hub.connect(port2);
-      return port1;
-    }, { clientId, log: quiet });
-    return { backend, locks: createLockManager(backend) };
-  };
+  const client = (clientId) => hubContext({ hubNow: () => hub, ports, clientId });
   return { hub, raw, client, ports };
 }
 

@@ -11,6 +11,7 @@ import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
+import { hubContext } from './hub-context.js';
 import { until } from './until.js';
 
 const quiet = () => {};
@@ -44,17 +45,11 @@ async function lockSpace(t, liveness = {}, hubOptions = {}) {
     },
     client(clientId, liveness = {}, sentinel = null, flow = undefined, { sentinelAfterFirstAnswer = false } = {}) {
       const client = { hubPort: null, heard: [] };
-      client.backend = new HubBackend(async () => {
-        const { port1, port2 } = new MessageChannel();
-        space.hub.connect(port2);
-        space.ports.push(port1, port2);
-        space.hubPorts.push(port2);
-        client.hubPort = port2;
-        return port1;
-      }, { clientId, log: quiet, liveness, sentinel, flow, sentinelAfterFirstAnswer });
+      const wire = (hubSide) => { space.hubPorts.push(hubSide); client.hubPort = hubSide; };
+      const options = { liveness, sentinel, flow, sentinelAfterFirstAnswer };
+      Object.assign(client, hubContext({ hubNow: () => space.hub, ports: space.ports, clientId, options, wire }));
       const receive = client.backend.receive.bind(client.backend);
       client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
-      client.locks = createLockManager(client.backend);
       return client;
     },
   };

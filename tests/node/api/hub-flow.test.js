@@ -10,14 +10,12 @@ import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
-import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION, FLOW } from '../../../js/hub/protocol.js';
-import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
+import { hubContext } from './hub-context.js';
 import { until } from './until.js';
 
 const BURST = Number(process.env.WEBLOCKS_BURST) || 200_000;
-const quiet = () => {};
 
 async function lockSpace(t) {
   const ports = [];
@@ -27,15 +25,7 @@ async function lockSpace(t) {
     // With its echo to itself, as in hub-worker.js: this one thread is the hub, the burst and the
     // flood at once, and a pong stuck behind them is no silence (hearing.js).
     hub: new Hub(await createLocalEngine(), { hubId: 'only', hearing: new MessageChannel(), log: (level, text) => logged.push(text) }),
-    client(clientId) {
-      const backend = new HubBackend(async () => {
-        const { port1, port2 } = new MessageChannel();
-        ports.push(port1, port2);
-        space.hub.connect(port2);
-        return port1;
-      }, { clientId, log: quiet });
-      return { backend, locks: createLockManager(backend) };
-    },
+    client: (clientId) => hubContext({ hubNow: () => space.hub, ports, clientId }),
     /**
      * A connection that speaks the protocol itself; it counts what it hears and keeps every
      * message but the refusals past the first 1,000. It answers pings, as a live page's sentinel would: it is alive.

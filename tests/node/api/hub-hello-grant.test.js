@@ -5,11 +5,9 @@
 // request as waiting again, and the release was never sent: the hub kept the lock for good.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
-import { HubBackend } from '../../../js/browser/hub-backend.js';
-import { createLockManager } from '../../../js/api/index.js';
+import { hubContext } from './hub-context.js';
 import { until } from './until.js';
 
 const quiet = () => {};
@@ -18,15 +16,7 @@ test('a waiting request granted as it is re-registered outside the reclaim windo
   let hub = new Hub(await createLocalEngine(), { hubId: 'first', log: quiet });
   const ports = [];
   t.after(() => { hub.stop(); for (const port of ports) port.close(); });
-  const client = (clientId) => {
-    const backend = new HubBackend(async () => {
-      const { port1, port2 } = new MessageChannel();
-      ports.push(port1, port2);
-      hub.connect(port2);
-      return port1;
-    }, { clientId, log: quiet, liveness: { HUB_SILENT_AFTER: 60_000 } });
-    return { backend, locks: createLockManager(backend) };
-  };
+  const client = (clientId) => hubContext({ hubNow: () => hub, ports, clientId, options: { liveness: { HUB_SILENT_AFTER: 60_000 } } });
   const holder = client('holder');
   const waiter = client('waiter');
   let letGo;

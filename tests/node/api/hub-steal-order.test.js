@@ -5,11 +5,9 @@
 // (Found by the machine lock space's chaos test, the hub SIGKILLed as it delivered a steal.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
-import { HubBackend } from '../../../js/browser/hub-backend.js';
-import { createLockManager } from '../../../js/api/index.js';
+import { hubContext } from './hub-context.js';
 import { until } from './until.js';
 
 const quiet = () => {};
@@ -19,20 +17,18 @@ async function lockSpace(t) {
   const ports = [];
   const sent = []; // every message the hub posted, in order (a batch's one by one): [clientId, type]
   t.after(() => { hub.stop(); for (const port of ports) port.close(); });
-  const client = (clientId) => {
-    const backend = new HubBackend(async () => {
-      const { port1, port2 } = new MessageChannel();
-      ports.push(port1, port2);
-      const post = port2.postMessage.bind(port2);
-      port2.postMessage = (message) => {
+  const client = (clientId) => hubContext({
+    hubNow: () => hub,
+    ports,
+    clientId,
+    wire(hubSide) {
+      const post = hubSide.postMessage.bind(hubSide);
+      hubSide.postMessage = (message) => {
         for (const one of message.t === 'batch' ? message.m : [message]) sent.push([clientId, one.t]);
         post(message);
       };
-      hub.connect(port2);
-      return port1;
-    }, { clientId, log: quiet });
-    return { backend, locks: createLockManager(backend) };
-  };
+    },
+  });
   return { hub, sent, client };
 }
 
