@@ -12,7 +12,7 @@ import { Sentinel, sentinelWorkerFor } from './sentinel.js';
 import { AliveDatabase } from './alive-database.js';
 import { sentinelUrlOf, startScript } from './script-urls.js';
 import { localHubPort, loadInContextHub } from './local-hub.js';
-import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow } from './worker-ports.js';
+import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow, keepEarlyPort } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
 
 export function contextKind(scope = globalThis) {
@@ -55,8 +55,17 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     loadInContextHub(scope);
     connect = () => localHubPort('asked for an in-context engine', space, scope);
   } else if (typeof scope.SharedWorker === 'function') {
-    connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
+    connect = () => sharedWorkerPort(scope, hubUrl, hubName, () => backend, requireHub, space);
     identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
+    // A window connects as the polyfill installs: the SharedWorker's `connect` event comes through
+    // the browser process (WebKit delivered it after a connected tab's later message in 4 runs of
+    // 8), so a port made at the first request let another tab's later request reach the hub first.
+    // Made now, the hub has it long before, and the first request's hello goes on it. Kept as a
+    // worker's early port is (worker-ports.js: unused once 10 s old). If it cannot be made
+    // (Trusted Types), the first request makes its own and says why.
+    if (kind === 'window' && space === null && hubUrl !== undefined) {
+      try { keepEarlyPort(connect()); connectNow = earlyPortNow; } catch { /* said at the first request */ }
+    }
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {
       listenForParentPorts(scope);
@@ -98,7 +107,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   return backend;
 }
 
-function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
+function sharedWorkerPort(scope, hubUrl, hubName, backendOf, requireHub, space) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
   const worker = startScript(scope, scope.SharedWorker, hubUrl, { name: hubName });
   worker.addEventListener('error', async () => {
@@ -107,6 +116,7 @@ function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
     // refuses SharedWorkers here (Chromium in cross-site iframes when third-party storage is
     // blocked): the platform offers no hub, so an in-context engine, said once (or, with
     // requireHub, an error).
+    const backend = backendOf();
     if (backend.hubId !== null) return;
     const problem = await diagnoseHubScript(scope, new URL(hubUrl, scope.document?.baseURI ?? scope.location?.href).href);
     if (backend.hubId !== null) return;

@@ -664,8 +664,10 @@ export class HubBackend {
   /** Serves this context from another kind of port from now on (a hub that never answered). */
   switchTo(connect) {
     this.connectPort = connect;
+    this.connectNow = null; // a port made before (a window's early one) is the unreachable hub's
     this.identify = null; // the origin-wide hub is out of reach: nothing to compare with
-    this.reconnect(this.hubId);
+    // Not connected yet (a window's early port failed before its first request): the next open() uses it.
+    if (this.port !== null || this.connecting !== null) this.reconnect(this.hubId);
   }
 
   hubLost() {

@@ -132,6 +132,11 @@ export function askEarly(scope) {
   early = asked;
 }
 
+/** A window's port to the hub, made as the polyfill installs (context.js): kept as a worker's early port. */
+export function keepEarlyPort(port) {
+  early = { port: Promise.resolve(port), at: Date.now(), arrived: port };
+}
+
 /**
  * The early port, if it has arrived and is fresh: taken now, so that the first request is posted
  * within request() itself, before anything the worker does after it (HubBackend.open).

@@ -1,0 +1,77 @@
+// A window makes its port to the hub as the polyfill installs, not at its first request (context.js):
+// the SharedWorker's `connect` event comes through the browser process, and a port made at the
+// first request let another tab's later request reach the hub first (spec 3.2.2: a request is
+// enqueued when request() runs). The browser case is tests/browser/first-requests.spec.js; here a
+// window scope of our own counts the SharedWorkers made and when.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MessageChannel } from 'node:worker_threads';
+import { createLocalEngine } from '../../../js/engine/index.js';
+import { Hub } from '../../../js/hub/hub.js';
+import { createContextBackend } from '../../../js/browser/context.js';
+import { createLockManager } from '../../../js/api/index.js';
+import { until } from './until.js';
+
+/** A window whose SharedWorker constructor connects a MessageChannel to `hub` and records each construction. */
+function windowOn(hub, ports) {
+  class Window {}
+  const scope = new Window();
+  const made = [];
+  class SharedWorker {
+    constructor(url, options) {
+      made.push({ url: String(url), name: options?.name });
+      const { port1, port2 } = new MessageChannel();
+      ports.push(port1, port2);
+      hub.connect(port2);
+      this.port = port1;
+    }
+
+    addEventListener() {}
+  }
+  Object.assign(scope, {
+    Window, SharedWorker, navigator: {}, location: { href: 'http://app.test/page.html' }, addEventListener() {},
+  });
+  scope.document = { baseURI: scope.location.href, defaultView: scope };
+  return { scope, made };
+}
+
+async function space(t) {
+  const hub = new Hub(await createLocalEngine(), { hubId: 'only', log: () => {} });
+  const ports = [];
+  t.after(() => { hub.stop(); for (const port of ports) port.close(); });
+  return { hub, ports };
+}
+
+test('a window connects to the hub as the polyfill installs, and its first request goes on that port', async (t) => {
+  const { hub, ports } = await space(t);
+  const { scope, made } = windowOn(hub, ports);
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  assert.equal(made.length, 1, 'the SharedWorker is made as the context is set up');
+  assert.equal(hub.connections.size, 1, 'the hub has the port before any request');
+  assert.equal(backend.port, null, 'no hello yet: the window registers at its first request');
+  const locks = createLockManager(backend);
+  assert.equal(await locks.request('x', (lock) => lock.name), 'x');
+  assert.equal(made.length, 1, 'the first request used the port made at install');
+  assert.equal(hub.connections.size, 1);
+});
+
+test("a window's port older than 10 s is not used: its first request makes a new one", async (t) => {
+  const { hub, ports } = await space(t);
+  const { scope, made } = windowOn(hub, ports);
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  t.mock.timers.tick(10_000); // the hub forgets a port that never said hello after 30 s
+  const locks = createLockManager(backend);
+  const granted = locks.request('x', (lock) => lock.name);
+  t.mock.timers.reset();
+  assert.equal(await granted, 'x');
+  assert.equal(made.length, 2, 'a second SharedWorker was made for the first request');
+  await until(() => [...hub.connections].filter((conn) => conn.client !== null).length === 1, 'one connection registered');
+});
+
+test('a lock space of a storage bucket (a hub of its own) is not connected before its first request', async (t) => {
+  const { hub, ports } = await space(t);
+  const { scope, made } = windowOn(hub, ports);
+  createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope, space: 'drafts' });
+  assert.equal(made.length, 0);
+});
