@@ -52,6 +52,8 @@ test('hub script missing (404): requests and queries reject at once with a NotSu
 
 test('a wrong WEBLOCKS_HUB_URL (404): a NotSupportedError naming the resolved URL and the fix', async ({ openTab, servers }) => {
   const b = await openTab('deploy.html?hub=/missing/weblocks-hub.js');
+  // The page connects as the polyfill loads: the mistake is found (and logged) before any request.
+  await expect.poll(async () => (await call(b, 'backendState')).failure, { timeout: 15_000 }).toContain('could not be loaded (it answered 404 Not Found)');
   const { request } = await tryLocks(b, [], 'x');
   expect(request).toMatchObject({ name: 'NotSupportedError' });
   expect(request.message).toContain(`the lock hub script ${servers.plain}missing/weblocks-hub.js could not be loaded (it answered 404 Not Found)`);
