@@ -57,14 +57,23 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   } else if (typeof scope.SharedWorker === 'function') {
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, () => backend, requireHub, space);
     identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
-    // A window connects as the polyfill installs: the SharedWorker's `connect` event comes through
+    // A window connects before its first request: the SharedWorker's `connect` event comes through
     // the browser process (WebKit delivered it after a connected tab's later message in 4 runs of
     // 8), so a port made at the first request let another tab's later request reach the hub first.
-    // Made now, the hub has it long before, and the first request's hello goes on it. Kept as a
-    // worker's early port is (worker-ports.js: unused once 10 s old). If it cannot be made
-    // (Trusted Types), the first request makes its own and says why.
+    // Made early, the hub has it long before, and the first request's hello goes on it. Kept as a
+    // worker's early port is (worker-ports.js: unused once 10 s old). Made once the document has
+    // been parsed, not while it is: Chromium fired no `error` for a hub script that 404s when its
+    // SharedWorker was made during parsing, in 4 runs of 75 (the failure then showed only when
+    // the hub was found silent, 2.5 s later). If it cannot be made (Trusted Types), the first
+    // request makes its own and says why.
     if (kind === 'window' && space === null && hubUrl !== undefined) {
-      try { keepEarlyPort(connect()); connectNow = earlyPortNow; } catch { /* said at the first request */ }
+      connectNow = earlyPortNow;
+      const early = () => {
+        if (backend.port !== null || backend.connecting !== null || backend.hubId !== null) return; // the first request came first
+        try { keepEarlyPort(connect()); } catch { /* said at the first request */ }
+      };
+      if (scope.document?.readyState === 'loading') scope.document.addEventListener('DOMContentLoaded', early, { once: true });
+      else queueMicrotask(early);
     }
   } else if (kind === 'dedicated-worker') {
     if (takeCreatorMark(scope)) {

@@ -1,4 +1,5 @@
-// A window makes its port to the hub as the polyfill installs, not at its first request (context.js):
+// A window makes its port to the hub as the polyfill installs (once its document is parsed), not at
+// its first request (context.js):
 // the SharedWorker's `connect` event comes through the browser process, and a port made at the
 // first request let another tab's later request reach the hub first (spec 3.2.2: a request is
 // enqueued when request() runs). The browser case is tests/browser/first-requests.spec.js; here a
@@ -13,7 +14,7 @@ import { createLockManager } from '../../../js/api/index.js';
 import { until } from './until.js';
 
 /** A window whose SharedWorker constructor connects a MessageChannel to `hub` and records each construction. */
-function windowOn(hub, ports) {
+function windowOn(hub, ports, { readyState = 'complete' } = {}) {
   class Window {}
   const scope = new Window();
   const made = [];
@@ -31,8 +32,14 @@ function windowOn(hub, ports) {
   Object.assign(scope, {
     Window, SharedWorker, navigator: {}, location: { href: 'http://app.test/page.html' }, addEventListener() {},
   });
-  scope.document = { baseURI: scope.location.href, defaultView: scope };
-  return { scope, made };
+  const parsed = [];
+  scope.document = {
+    baseURI: scope.location.href, defaultView: scope, readyState,
+    addEventListener(type, listener) { if (type === 'DOMContentLoaded') parsed.push(listener); },
+  };
+  /** The document's parsing ends (DOMContentLoaded). */
+  const finishParsing = () => { scope.document.readyState = 'interactive'; for (const listener of parsed.splice(0)) listener(); };
+  return { scope, made, finishParsing };
 }
 
 async function space(t) {
@@ -42,10 +49,11 @@ async function space(t) {
   return { hub, ports };
 }
 
-test('a window connects to the hub as the polyfill installs, and its first request goes on that port', async (t) => {
+test('a window connects to the hub as the polyfill installs (a microtask later), and its first request goes on that port', async (t) => {
   const { hub, ports } = await space(t);
   const { scope, made } = windowOn(hub, ports);
   const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  await Promise.resolve();
   assert.equal(made.length, 1, 'the SharedWorker is made as the context is set up');
   assert.equal(hub.connections.size, 1, 'the hub has the port before any request');
   assert.equal(backend.port, null, 'no hello yet: the window registers at its first request');
@@ -60,6 +68,7 @@ test("a window's port older than 10 s is not used: its first request makes a new
   const { scope, made } = windowOn(hub, ports);
   t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
   const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  await Promise.resolve();
   t.mock.timers.tick(10_000); // the hub forgets a port that never said hello after 30 s
   const locks = createLockManager(backend);
   const granted = locks.request('x', (lock) => lock.name);
@@ -74,4 +83,30 @@ test('a lock space of a storage bucket (a hub of its own) is not connected befor
   const { scope, made } = windowOn(hub, ports);
   createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope, space: 'drafts' });
   assert.equal(made.length, 0);
+});
+
+test('a window whose document is still being parsed makes its port once parsing ends, not before', async (t) => {
+  // Chromium fired no error for a hub script that 404s when its SharedWorker was made during parsing (context.js).
+  const { hub, ports } = await space(t);
+  const { scope, made, finishParsing } = windowOn(hub, ports, { readyState: 'loading' });
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  await Promise.resolve();
+  assert.equal(made.length, 0, 'nothing made while the document is parsed');
+  finishParsing();
+  assert.equal(made.length, 1, 'made when parsing ends');
+  const locks = createLockManager(backend);
+  assert.equal(await locks.request('x', (lock) => lock.name), 'x');
+  assert.equal(made.length, 1, 'the first request used it');
+});
+
+test('a first request made while the document is parsed connects at once, and parsing\'s end makes no second port', async (t) => {
+  const { hub, ports } = await space(t);
+  const { scope, made, finishParsing } = windowOn(hub, ports, { readyState: 'loading' });
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  const locks = createLockManager(backend);
+  const granted = locks.request('x', (lock) => lock.name);
+  await until(() => made.length === 1, 'the first request made its port');
+  finishParsing();
+  assert.equal(await granted, 'x');
+  assert.equal(made.length, 1);
 });

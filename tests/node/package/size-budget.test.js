@@ -22,11 +22,13 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // next hub (about 90 B on the page). Protocol 9's batched handshake (a hello carrying the first
 // requests, batches of the hub's messages: hub.js sendTo) costs about 430 B on the hub; on the
 // page it was paid for by moving the hub's validators of what contexts send out of protocol.js
-// (validate-client.js), which pages loaded unused: the page lost about 400 B net. The budgets are
-// today's sizes with a little room: they stop growth, not meet the goal.
+// (validate-client.js), which pages loaded unused: the page lost about 400 B net. A window's port
+// to the hub made before its first request, once its document is parsed (context.js: a new tab's
+// first request keeps its place) costs about 120 B on the page. The budgets are today's sizes
+// with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 17_500,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_400,
+  'weblocks-polyfill.js': 17_600,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_450,
   'weblocks-hub.js': 18_400,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
