@@ -55,7 +55,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     loadInContextHub(scope);
     connect = () => localHubPort('asked for an in-context engine', space, scope);
   } else if (typeof scope.SharedWorker === 'function') {
-    connect = () => sharedWorkerPort(scope, hubUrl, hubName, () => backend, requireHub, space);
+    connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
     identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
     // A window connects before its first request: the SharedWorker's `connect` event comes through
     // the browser process (WebKit delivered it after a connected tab's later message in 4 runs of
@@ -116,7 +116,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   return backend;
 }
 
-function sharedWorkerPort(scope, hubUrl, hubName, backendOf, requireHub, space) {
+function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
   const worker = startScript(scope, scope.SharedWorker, hubUrl, { name: hubName });
   worker.addEventListener('error', async () => {
@@ -125,7 +125,6 @@ function sharedWorkerPort(scope, hubUrl, hubName, backendOf, requireHub, space) 
     // refuses SharedWorkers here (Chromium in cross-site iframes when third-party storage is
     // blocked): the platform offers no hub, so an in-context engine, said once (or, with
     // requireHub, an error).
-    const backend = backendOf();
     if (backend.hubId !== null) return;
     const problem = await diagnoseHubScript(scope, new URL(hubUrl, scope.document?.baseURI ?? scope.location?.href).href);
     if (backend.hubId !== null) return;

@@ -132,7 +132,7 @@ export function askEarly(scope) {
   early = asked;
 }
 
-/** A window's port to the hub, made as the polyfill installs (context.js): kept as a worker's early port. */
+/** A window's port to the hub, made before its first request (context.js): kept as a worker's early port. */
 export function keepEarlyPort(port) {
   early = { port: Promise.resolve(port), at: Date.now(), arrived: port };
 }
