@@ -5,11 +5,16 @@
 // delete it: the delete waits while the window's connection is open (the window ignores the
 // versionchange it is sent, so a busy window changes nothing), and succeeds once the browser has
 // closed that connection: the window's process crashed, or the page closed or navigated away.
-// The browser may also close a live page's connection (clearing site data), so a success alone
-// never costs a context its locks: the hub pings the context and its sentinel (which shares the
-// context's process, not its event loop, so it answers for a busy context) and releases only if
-// neither answers (LIVENESS.ALIVE_CONFIRM_WAIT). Measured from the crash to the delete's success:
-// Chromium 107-213 ms, Firefox 43-49 ms, WebKit 17-113 ms (docs/browser.md, "Liveness").
+// The browser also closes a live page's connection when the origin's site data is cleared, so a
+// success alone never costs a context its locks. A clear closes every connection of the origin,
+// the hub's own to its succession record too (succession.js), before the delete it unblocked
+// completes: if that connection, open since the watch began, still serves a read after the
+// success, nothing was cleared, and the window is gone (confirmedBy 'storage'). Otherwise (the
+// record's connection was closed or replaced, the database was already gone when the delete ran,
+// no record) the hub pings the context and its sentinel (which shares the context's process, not
+// its event loop, so it answers for a busy context) and releases only if neither answers
+// (LIVENESS.ALIVE_CONFIRM_WAIT; confirmedBy 'silence'). Measured from the crash to the delete's
+// success: Chromium 107-213 ms, Firefox 43-49 ms, WebKit 17-113 ms (docs/browser.md, "Liveness").
 import { ALIVE_PREFIX, H } from './protocol.js';
 import { askSentinel, lastHeardFrom } from './sentinels.js';
 
@@ -21,11 +26,28 @@ export function watchAlive(hub, conn, name) {
   unwatchAlive(conn);
   const watch = { name, timer: 0 };
   conn.alive = watch;
+  // Taken before the delete is sent: a clear from now on closes this connection.
+  const record = hub.succession?.connection?.() ?? null;
   try {
-    hub.indexedDB.deleteDatabase(name).onsuccess = () => { if (conn.alive === watch) confirm(hub, conn, watch, 1); };
+    hub.indexedDB.deleteDatabase(name).onsuccess = (event) => {
+      if (conn.alive !== watch) return;
+      if (!(event?.oldVersion > 0) || record === null) { confirm(hub, conn, watch, 1); return; }
+      // The window's database was there until this delete removed it: was anything cleared?
+      hub.succession.stillOpen(record).then((untouched) => {
+        if (conn.alive !== watch) return;
+        if (!untouched) confirm(hub, conn, watch, 1);
+        else if (conn.client === null || !hub.silenceCounts(conn)) conn.alive = null;
+        else declareDead(hub, conn, 'its alive database was closed while the origin\'s storage was not cleared', 'storage');
+      });
+    };
   } catch {
     conn.alive = null; // IndexedDB refuses here: the heartbeat tells, as without a database
   }
+}
+
+function declareDead(hub, conn, why, confirmedBy) {
+  hub.log('info', `${conn.clientId} declared dead (${why})`);
+  hub.close(conn, { tell: true, why, cause: ALIVE_CLOSED, confirmedBy });
 }
 
 export function unwatchAlive(conn) {
@@ -49,14 +71,12 @@ function confirm(hub, conn, watch, round) {
     if (conn.alive !== watch) return;
     const answered = lastHeardFrom(conn) >= askedAt;
     if (!answered && hub.now() - askedAt < hub.liveness.ALIVE_CONFIRM_WAIT * 3 && !hub.deaf()) {
-      const why = `its alive database was closed, and no answer came within ${hub.liveness.ALIVE_CONFIRM_WAIT} ms`;
-      hub.log('info', `${conn.clientId} declared dead (${why})`);
-      hub.close(conn, { tell: true, why, cause: ALIVE_CLOSED });
+      declareDead(hub, conn, `its alive database was closed, and no answer came within ${hub.liveness.ALIVE_CONFIRM_WAIT} ms`, 'silence');
     } else if (!answered || round < hub.liveness.ALIVE_CONFIRM_ROUNDS) {
       confirm(hub, conn, watch, answered ? round + 1 : round);
     } else {
       conn.alive = null;
-      hub.verdict(conn, ALIVE_CLOSED, false);
+      hub.verdict(conn, ALIVE_CLOSED, false, 'silence');
     }
   }, hub.liveness.ALIVE_CONFIRM_WAIT);
 }

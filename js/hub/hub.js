@@ -927,7 +927,7 @@ export class Hub {
    * terminates them, but a busy one may run on a while (terminatedWorkerRunsOn): they are ended,
    * and go when their sentinel stops answering, or, without one, once they have surely stopped.
    */
-  close(conn, { tell, why, cause }) {
+  close(conn, { tell, why, cause, confirmedBy }) {
     const now = this.now();
     for (const child of conn.children) {
       if (child.client === null) continue;
@@ -935,7 +935,7 @@ export class Hub {
       else this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
     }
     if (conn.client === null) return;
-    if (cause !== undefined) this.verdict(conn, cause, true);
+    if (cause !== undefined) this.verdict(conn, cause, true, confirmedBy);
     const client = conn.client;
     conn.client = null;
     conn.dead = true;
@@ -974,8 +974,10 @@ export class Hub {
   }
 
   /** Says on the announcement channel what the hub decided about a silent context, and why (diagnostics, tests). */
-  verdict(conn, cause, dead) {
-    try { this.channel?.postMessage({ t: ANNOUNCE.verdict, clientId: conn.clientId, cause, dead }); } catch { /* closed */ }
+  verdict(conn, cause, dead, confirmedBy) {
+    const said = { t: ANNOUNCE.verdict, clientId: conn.clientId, cause, dead };
+    if (confirmedBy !== undefined) said.confirmedBy = confirmedBy;
+    try { this.channel?.postMessage(said); } catch { /* closed */ }
   }
 
   /** The port is gone for good. */

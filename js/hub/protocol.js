@@ -98,8 +98,8 @@ export const LIVENESS = Object.freeze({
   // one, so no one's silence counts).
   ECHO_LATE: 100,
   IDENTITY_TIMEOUT: 5000,
-  // A context's alive database was closed by the browser (js/hub/alive.js): the hub pings the
-  // context and its sentinel and waits this long for an answer before it releases the context's
+  // A context's alive database was closed by the browser (js/hub/alive.js) and the hub cannot tell
+  // that the origin's storage was not cleared: the hub pings the context and its sentinel and waits this long for an answer before it releases the context's
   // locks. An answer means the context lives (the browser closed the connection for another
   // reason): it is asked again, ALIVE_CONFIRM_ROUNDS times in all (a WebKit window's sentinel, a
   // shared worker, outlives a crashed window by tens of milliseconds), then keeps its locks.
@@ -132,10 +132,11 @@ export const ALIVE_PREFIX = 'weblocks-alive:';
 // context's sentinel answers for it, busy or not, { t: 'had-hub', hubId, clientId } every
 // SURVIVOR_SAY_EVERY until the context has re-registered (js/browser/sentinel-worker.js).
 // The hub also says what it decided about a context that did not say bye: { t: 'liveness-verdict',
-// clientId, cause, dead } (cause: 'heartbeat', 'alive-database-closed', 'terminated': a dedicated
-// worker without a sentinel, past terminatedWorkerRunsOn after its end; dead: false when an alive
-// database closed but the context or its sentinel answered). Contexts ignore it; it is for
-// diagnostics and tests.
+// clientId, cause, dead, confirmedBy? } (cause: 'heartbeat', 'alive-database-closed', 'terminated': a
+// dedicated worker without a sentinel, past terminatedWorkerRunsOn after its end; dead: false when
+// an alive database closed but the context or its sentinel answered; confirmedBy, for an alive
+// database: 'storage' when the origin's storage was not cleared, 'silence' when no answer came:
+// js/hub/alive.js). Contexts ignore it; it is for diagnostics and tests.
 export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub', verdict: 'liveness-verdict' });
 
 // ---- message types ----

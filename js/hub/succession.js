@@ -29,6 +29,8 @@ const STORE = 'hubs';
 // A storage that does not answer within this long is treated as unreadable: the lock space is not
 // kept waiting for it.
 const OPEN_TIMEOUT = 2000;
+// stillOpen()'s read: past this, the question goes to the contexts instead (alive.js).
+const STILL_OPEN_TIMEOUT = 250;
 
 /** What a record left by the previous hub says about its clients. */
 export function predecessorFrom(record, hubId) {
@@ -48,7 +50,7 @@ export function predecessorFrom(record, hubId) {
 export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB, log = () => {}, timeout = OPEN_TIMEOUT } = {}) {
   const unreadable = (why) => {
     log('warn', `the hub cannot keep its succession record (${why}): after a hub loss, a claim of one cannot be checked, so any claim may hold grants back for the reclaim window`);
-    return { predecessor: PREDECESSOR.unknown, serving: () => null, idle: () => Promise.resolve() };
+    return { predecessor: PREDECESSOR.unknown, serving: () => null, idle: () => Promise.resolve(), connection: () => null, stillOpen: () => Promise.resolve(false) };
   };
   if (indexedDB === undefined || indexedDB === null) return unreadable('no IndexedDB here');
   let db;
@@ -99,6 +101,25 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
       if (!clients) return chain;
       clients = false;
       return write();
+    },
+    /** The connection to the record open now (null while there is none): a mark for stillOpen(). */
+    connection: () => db,
+    /**
+     * Whether the browser has not closed `connection` (from connection()) since it was taken:
+     * resolves true once a read on it commits, false if it was replaced, is closed, or the read
+     * fails or takes longer than `timeout`. Clearing the origin's site data closes every
+     * connection of the origin at once, this one with the windows' alive databases (alive.js),
+     * before any request that waited on them completes; a read sent after such a completion
+     * therefore fails if a clear caused it.
+     */
+    stillOpen(connection) {
+      if (connection === null || connection !== db) return Promise.resolve(false);
+      return withTimeout(new Promise((resolve) => {
+        const transaction = connection.transaction(STORE, 'readonly');
+        transaction.objectStore(STORE).count(); // a request: the read really reaches the browser's storage
+        transaction.oncomplete = () => resolve(db === connection);
+        transaction.onabort = () => resolve(false);
+      }), Math.min(timeout, STILL_OPEN_TIMEOUT), 'IndexedDB did not answer').catch(() => false);
     },
   };
 }

@@ -2,9 +2,10 @@
 // "storage"` response, as a site's sign-out or a user's "clear site data" sends): the browser
 // closes every IndexedDB connection of the origin and deletes its databases, the windows' alive
 // databases (js/hub/alive.js) and the hub's succession record (js/hub/succession.js) among them.
-// A closed alive database is not proof of a crash: the hub asks the tab and its sentinel, and a
-// live tab keeps its locks. The header is honoured on secure origins only, so these tabs run on
-// 127.0.0.1 (with the native Web Locks removed, as everywhere in these specs).
+// A closed alive database is then no proof of a crash (the hub's own connection was closed too):
+// the hub asks the tab and its sentinel, and a live tab keeps its locks, busy or not. The header
+// is honoured on secure origins only, so these tabs run on 127.0.0.1 (with the native Web Locks
+// removed, as everywhere in these specs).
 import { test, expect, call, until, named } from './support/fixtures.js';
 
 test.use({ origin: 'loopback' });
@@ -75,6 +76,48 @@ test('clearing the site data while a tab holds a lock and another waits for it t
   await call(b, 'granted', waiting);
   await expect.poll(async () => (await call(b, 'verdicts')).find((v) => v.clientId === clientId) ?? null,
     { message: 'the hub released the crashed holder because the browser closed its new alive database', timeout: 15_000 }).toMatchObject({ cause: 'alive-database-closed', dead: true });
+  await call(b, 'release', waiting);
+});
+
+test('clearing the site data while the holder is busy in its callback takes nobody\'s lock: its sentinel answers the hub\'s check', async ({ openTab, engine }) => {
+  // The alive database's close is no proof of a crash here: the hub's own record was closed too,
+  // so it asks the tab and its sentinel; the tab cannot answer (its event loop is busy), its
+  // sentinel does (js/hub/alive.js). Before, a test closed the database from the page itself;
+  // since the hub tells a crash by its own record staying open, only a real clear can show this.
+  const host = await openTab();
+  await call(host, 'query');
+  const [a, b] = await Promise.all([openTab(ownProcess(engine)), openTab(ownProcess(engine))]);
+  const name = 'cleared-while-busy';
+  // The section stamps a BroadcastChannel while it runs: proof, from b, that a is busy (Firefox
+  // starts it up to 1 s after go(): a background tab's timers are throttled).
+  const beats = `${name}-beats`;
+  await call(b, 'hearBeats', beats);
+  const busy = await call(a, 'holdBusy', name, 3000, { beatChannel: beats });
+  await call(a, 'granted', busy);
+  const waiting = await call(b, 'request', name);
+  await until(b, (s) => named(s.pending, name).length === 1, 'the waiter is queued behind the busy holder');
+  await Promise.all([watchedByHub(a), watchedByHub(b)]);
+  const before = await call(a, 'aliveDatabase');
+  const { clientId } = await call(a, 'connection');
+  await call(b, 'listenForVerdicts');
+  await call(a, 'go', busy);
+  await expect.poll(async () => (await call(b, 'heardBeat', beats)).count, { message: 'the holder is busy in its callback', timeout: 15_000 }).toBeGreaterThan(0);
+  await clearSiteData(host, before, engine);
+  if (engine === 'firefox') {
+    // Firefox completes the hub's waiting delete when it clears the origin (the database was still
+    // there: oldVersion 1), so the hub decides: its record's connection was closed too, it asks.
+    await expect.poll(async () => (await call(b, 'verdicts')).find((v) => v.clientId === clientId) ?? null,
+      { message: 'the hub checked, and found the busy tab alive', timeout: 15_000 }).toMatchObject({ cause: 'alive-database-closed', dead: false, confirmedBy: 'silence' });
+  }
+  // Chromium and WebKit fail the hub's waiting delete instead (AbortError "The connection was
+  // closed."; UnknownError "Database deleted by request of the user"): nothing to decide; the
+  // holder names a new database once its task ends. Either way, nobody's lock moves.
+  const granted = await call(b, 'granted', waiting);
+  const section = await call(a, 'section', busy);
+  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+  expect(granted.at, 'the waiter was granted only after the busy holder left its critical section').toBeGreaterThanOrEqual(section.exitedAt);
+  expect(await call(a, 'settled', busy)).toEqual({ ok: true });
+  expect((await call(a, 'connection')).stats.declaredDead, 'the busy holder was never declared dead').toBe(0);
   await call(b, 'release', waiting);
 });
 

@@ -184,11 +184,9 @@
       return id;
     },
     /** Starts the busy task of holdBusy(id) after this call has returned. */
-    // closeAliveDatabase: first close this window's alive database (js/browser/alive-database.js)
-    // as the browser would for another reason than a crash, so that the hub's check finds it busy.
-    go: (id, { closeAliveDatabase = false } = {}) => {
+    go: (id) => {
       const h = handle(id);
-      setTimeout(() => { if (closeAliveDatabase) backendOf().aliveDatabase.db.close(); h.start(); }, 0);
+      setTimeout(() => h.start(), 0);
       return clock();
     },
     /** The name of the alive database this window's polyfill last gave the hub, or null. */

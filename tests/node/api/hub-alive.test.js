@@ -10,7 +10,10 @@ import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { PROTOCOL_VERSION, ALIVE_PREFIX } from '../../../js/hub/protocol.js';
 import { validateClientMessage } from '../../../js/hub/validate-client.js';
-import { PREDECESSOR } from '../../../js/hub/succession.js';
+import { PREDECESSOR, takeOver } from '../../../js/hub/succession.js';
+import { AliveDatabase } from '../../../js/browser/alive-database.js';
+import { IDBFactory } from 'fake-indexeddb';
+import { clearableFactory } from './clear-site-data.js';
 import { until } from './until.js';
 
 const quiet = () => {};
@@ -29,11 +32,11 @@ function fakeIndexedDB(listed = []) {
 }
 
 /** A hub whose heartbeat would take a minute: only the alive database can end a context here. */
-async function aliveSpace(t, idb = fakeIndexedDB()) {
+async function aliveSpace(t, idb = fakeIndexedDB(), { succession } = {}) {
   const announced = [];
   const announce = { postMessage: (m) => announced.push(m), close() {}, onmessage: null };
   const hub = new Hub(await createLocalEngine(), {
-    hubId: 'alive-hub', log: quiet, indexedDB: idb, announce, predecessor: PREDECESSOR.none,
+    hubId: 'alive-hub', log: quiet, indexedDB: idb, announce, predecessor: PREDECESSOR.none, succession,
     liveness: { DEAD_AFTER: 60_000 },
   });
   const ports = [];
@@ -83,7 +86,7 @@ test('a context whose alive database the browser closed, and which no longer ans
   deleting.onsuccess();
   await until(() => grantedTokens(b).includes(1), 'the waiter is granted x');
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
-    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true }]);
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true, confirmedBy: 'silence' }]);
   assert.match(a.heard.find((m) => m.t === 'dead')?.why ?? '', /alive database/);
 });
 
@@ -94,7 +97,7 @@ test('a busy context whose alive database the browser closed keeps its locks whi
   deleting.onsuccess(); // a itself is busy (it never answers); its sentinel answers
   await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
-    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false }]);
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false, confirmedBy: 'silence' }]);
   assert.ok(a.pongs - pongsBefore >= 2, 'the sentinel was asked in each round');
   assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
   assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
@@ -151,7 +154,7 @@ test('a context that names another context\'s alive database can end only itself
   hostileDelete.onsuccess();
   await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
-    [{ t: 'liveness-verdict', clientId: 'hostile', cause: 'alive-database-closed', dead: true }]);
+    [{ t: 'liveness-verdict', clientId: 'hostile', cause: 'alive-database-closed', dead: true, confirmedBy: 'silence' }]);
   b.port.postMessage({ t: 'query', call: 1 });
   await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
   const snapshot = b.heard.find((m) => m.t === 'snapshot');
@@ -172,3 +175,66 @@ test('a hub that ends in the middle of an alive check decides nothing after it e
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), [], 'no verdict after the hub ended');
   assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was not declared dead by a hub that had ended');
 });
+
+// The hub's own connection to its succession record (js/hub/succession.js) tells a crash from a
+// clear of the origin's site data: a clear closes every connection of the origin, the hub's too.
+// Here IndexedDB is fake-indexeddb (real deletes that wait for open connections), the window's
+// database is the window's own class (js/browser/alive-database.js).
+
+/** A hub keeping its succession record and a holder `a` whose alive database it watches; `b` waits. */
+async function storageSpace(t) {
+  const factory = clearableFactory(new IDBFactory());
+  const succession = await takeOver('alive-space', 'alive-hub', { indexedDB: factory, log: quiet });
+  const space = await aliveSpace(t, factory, { succession });
+  const a = await space.context('a');
+  const b = await space.context('b');
+  a.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
+  await until(() => grantedTokens(a).includes(1), 'a holds x');
+  b.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
+  let deleteWaits = false;
+  const alive = new AliveDatabase({ indexedDB: factory }, (name) => {
+    // The hub's delete waits on this connection: the window is sent a versionchange it ignores.
+    alive.db.addEventListener('versionchange', () => { deleteWaits = true; });
+    a.port.postMessage({ t: 'alive', name });
+  });
+  alive.open();
+  await until(() => deleteWaits, 'the hub\'s delete of a\'s alive database waits on a\'s connection');
+  return { ...space, factory, alive, a, b };
+}
+
+/** The browser closes `connections` as a clear of the site data does, their close events still on the way. */
+function closeUnannounced(connections) {
+  for (const db of connections) db.close();
+}
+
+test('a crashed window whose alive database closes while the origin\'s storage is untouched is released at once, even if something still answers for it', async (t) => {
+  // The sentinel keeps answering here: the hub did not wait for silence, the untouched storage decided.
+  const space = await storageSpace(t);
+  const pongsBefore = space.a.pongs;
+  closeUnannounced([space.alive.db]); // the window's process is gone; the hub's connection is untouched
+  await until(() => grantedTokens(space.b).includes(1), 'the waiter is granted x');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true, confirmedBy: 'storage' }]);
+  assert.equal(space.a.pongs, pongsBefore, 'no one was asked');
+  assert.match(space.a.heard.find((m) => m.t === 'dead')?.why ?? '', /storage was not cleared/);
+});
+
+for (const { hubHeard, when } of [
+  { hubHeard: true, when: 'the hub heard its own connection close' },
+  { hubHeard: false, when: 'the hub\'s own connection\'s close event is still on the way' },
+]) {
+  test(`a window whose alive database closes in a clear of the site data keeps its locks while its sentinel answers (${when})`, async (t) => {
+    // The window's own close event is held back: it would name a new database, and the hub would
+    // watch that one instead of deciding on this one (tests/browser/clear-site-data.spec.js).
+    const space = await storageSpace(t);
+    const connections = space.factory.opened.splice(0);
+    closeUnannounced(connections);
+    const record = connections.find((db) => db.name === 'weblocks-hub-succession');
+    if (hubHeard) record.onclose(new Event('close'));
+    await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
+    assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+      [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false, confirmedBy: 'silence' }]);
+    assert.deepEqual(grantedTokens(space.b), [], 'the waiter still waits');
+    assert.equal(space.a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
+  });
+}
