@@ -48,7 +48,7 @@ export class HubBackend {
    */
   constructor(connect, options = {}) {
     this.connectPort = connect;
-    this.connectNow = options.connectNow ?? null; // () => a port at hand now, or null (the first connection only)
+    this.connectNow = options.connectNow ?? null; // () => { port, heard } at hand now, or null (the first connection only)
     this.clientId = options.clientId ?? randomClientId();
     // A secret of this context: a hello on a new port with it resumes our connection at a live hub.
     this.key = randomClientId();
@@ -72,6 +72,9 @@ export class HubBackend {
     this.nextCall = 0;
     this.lastHeard = this.now();
     this.probe = null;          // { call, deadline } while a probe is unanswered
+    // The first hello went on a port made before it (a window's early port) to a hub that greeted
+    // it then: if no answer has come by this time, is that hub still the origin's? (check)
+    this.earlyHub = null;       // { hubId, askBy }
     this.checkTimer = null;
     this.sentinelTimer = null;  // the sentinel's port goes to the hub when it fires (sendSentinelSoon)
     this.lastCheck = 0;
@@ -290,7 +293,7 @@ export class HubBackend {
     // A port already at hand for the first connection: attached now, so that the first request
     // goes out within request() itself, ahead of anything this context does after it.
     const now = this.hubId === null ? (this.connectNow?.() ?? null) : null;
-    if (now !== null) { this.attach(now, lostHub); return; }
+    if (now !== null) { this.attach(now.port, lostHub, now.heard); return; }
     this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
       this.connecting = null;
       this.attach(port, lostHub);
@@ -301,7 +304,8 @@ export class HubBackend {
     });
   }
 
-  attach(port, lostHub) {
+  /** `heard`: what the hub said on `port` before (a port made before the first request). */
+  attach(port, lostHub, heard = []) {
     if (this.port !== null) {
       this.port.onmessage = null;
       this.port.onmessageerror = null;
@@ -314,6 +318,12 @@ export class HubBackend {
     port.start?.();
     this.lastHeard = this.now();
     this.probe = null;
+    for (const event of heard) this.onMessage(event);
+    // A hub that greeted this port before our hello answers it at once, unless it died since (the
+    // tab it ran in crashed): then a fresh connection's greeting names another hub (check).
+    const greeting = heard.find((event) => event.data?.t === H.hub && typeof event.data.hubId === 'string');
+    this.earlyHub = greeting === undefined ? null : { hubId: greeting.data.hubId, askBy: this.now() + this.liveness.EARLY_HUB_ANSWER_WAIT };
+    if (this.earlyHub !== null) this.lastCheck = this.now();
     if (this.hubId === null) this.freshHello();
     else this.hello(lostHub);
   }
@@ -615,6 +625,15 @@ export class HubBackend {
     // us. Give the hub its full time again before judging.
     const late = now - this.lastCheck > this.liveness.CLIENT_CHECK_EVERY * 3;
     this.lastCheck = now;
+    if (this.earlyHub !== null) {
+      // Answered: nothing to ask. Busy meanwhile: the answer may be waiting behind us.
+      if (this.helloEntries === null) this.earlyHub = null;
+      else if (late) this.earlyHub.askBy = now + this.liveness.EARLY_HUB_ANSWER_WAIT;
+      else if (now >= this.earlyHub.askBy) {
+        this.checkIdentity(this.earlyHub.hubId);
+        this.earlyHub = null;
+      }
+    }
     if (late && this.probe !== null && !this.probe.extended) {
       // Once per probe: a throttled background tab checks only about once a second.
       this.probe.deadline = now + this.liveness.PROBE_TIMEOUT;
@@ -741,11 +760,15 @@ export class HubBackend {
     this.checkIdentity();
   }
 
-  /** Opens a fresh connection to the origin's hub; its greeting says whether ours still serves. */
-  checkIdentity() {
-    if (this.identify === null || this.identity !== null || this.hubId === null || this.helloEntries !== null) return;
+  /**
+   * Opens a fresh connection to the origin's hub; its greeting says whether ours still serves.
+   * `early`: the id of the hub that greeted the port our first hello went on (a window's early
+   * port), while that hello is unanswered.
+   */
+  checkIdentity(early = null) {
+    if (this.identify === null || this.identity !== null || (early ?? this.hubId) === null || (early === null && this.helloEntries !== null)) return;
     if (this.port === null || this.asleep || this.failure !== null) return;
-    const check = { port: null, deadline: this.now() + this.liveness.IDENTITY_TIMEOUT };
+    const check = { port: null, deadline: this.now() + this.liveness.IDENTITY_TIMEOUT, early };
     this.identity = check;
     this.watch();
     Promise.resolve().then(() => this.identify()).then((port) => {
@@ -767,12 +790,16 @@ export class HubBackend {
     if (this.identity !== check) return this.closeCheck(check);
     this.identity = null;
     check.port.onmessage = null;
-    if (hubId === this.hubId || this.helloEntries !== null || this.port === null || this.asleep || this.failure !== null) {
+    // A check of the hub that greeted our early port matters while our first hello is unanswered;
+    // any other, while no hello is in flight.
+    const moot = check.early === null ? this.helloEntries !== null : this.hubId !== null || this.helloEntries === null;
+    if (hubId === (check.early ?? this.hubId) || moot || this.port === null || this.asleep || this.failure !== null) {
       // Our hub still serves the origin (busy, not lost): this connection was only a question.
       if (hubId === this.hubId) { this.lastHeard = this.now(); this.probe = null; }
       return this.closeCheck(check);
     }
-    // Another hub serves the origin: ours is gone. Re-register there, on this very connection.
+    // Another hub serves the origin: ours is gone (for an early port's: before it read our first
+    // hello). Re-register there, on this very connection.
     this.stats.hubLosses++;
     this.stats.reconnects++;
     this.log('warn', `the lock hub was replaced; re-registering ${this.records.size} locks and requests with the new one`);

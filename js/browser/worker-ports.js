@@ -132,20 +132,26 @@ export function askEarly(scope) {
   early = asked;
 }
 
-/** A window's port to the hub, made before its first request (context.js): kept as a worker's early port. */
+/**
+ * A window's port to the hub, made before its first request (context.js): kept as a worker's early
+ * port. What the hub says on it meanwhile (its greeting, once it runs) is kept for HubBackend.attach.
+ */
 export function keepEarlyPort(port) {
-  early = { port: Promise.resolve(port), at: Date.now(), arrived: port };
+  const heard = [];
+  port.onmessage = (event) => heard.push(event);
+  early = { port: Promise.resolve(port), at: Date.now(), arrived: port, heard };
 }
 
 /**
- * The early port, if it has arrived and is fresh: taken now, so that the first request is posted
- * within request() itself, before anything the worker does after it (HubBackend.open).
+ * The early port, if it has arrived and is fresh: { port, heard (what the hub said on it so far) },
+ * taken now, so that the first request is posted within request() itself, before anything the
+ * context does after it (HubBackend.open).
  */
 export function earlyPortNow() {
   if (early === null || early.arrived === null || Date.now() - early.at >= EARLY_PORT_MAX_AGE) return null;
-  const port = early.arrived;
+  const { arrived: port, heard = [] } = early;
   early = null;
-  return port;
+  return { port, heard };
 }
 
 /**

@@ -98,6 +98,11 @@ export const LIVENESS = Object.freeze({
   // one, so no one's silence counts).
   ECHO_LATE: 100,
   IDENTITY_TIMEOUT: 5000,
+  // A window's first hello went on the port it made as it loaded, to a hub that greeted that port
+  // then (js/browser/hub-backend.js attach): unanswered this long, the context asks which hub serves
+  // the origin now (a fresh connection's greeting), as above. A hub that ran answers in
+  // milliseconds; one that died since (the tab it ran in crashed) never does.
+  EARLY_HUB_ANSWER_WAIT: 150,
   // A context's alive database was closed by the browser (js/hub/alive.js) and the hub cannot tell
   // that the origin's storage was not cleared: the hub pings the context and its sentinel and waits this long for an answer before it releases the context's
   // locks. An answer means the context lives (the browser closed the connection for another

@@ -122,6 +122,25 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
 });
 
+test('a tab whose port to the hub was made before the hub died gets its first lock from a new hub', async ({ openTab, killHubProcess }) => {
+  // A window makes its port to the hub as the polyfill installs (js/browser/context.js), before
+  // its first request. The hub dies in between: the first request must not wait on that port for ever.
+  const host = await openTab();
+  await call(host, 'query');
+  const a = await openTab('plain.html?coi');
+  expect((await call(a, 'backendState')).hubId, 'a has not registered yet').toBeNull();
+  const hubId = (await call(host, 'connection')).hubId;
+  await killHubProcess(host);
+  const killedAt = await call(a, 'clock');
+  const first = await call(a, 'request', 'first');
+  const granted = await call(a, 'granted', first);
+  report('hub killed before a tab\'s first request -> its first grant', granted.at - killedAt);
+  const after = await call(a, 'connection');
+  expect(after.hubId, 'granted by a new hub').not.toBe(hubId);
+  expect(named((await call(a, 'query')).held, 'first')).toEqual([{ name: 'first', mode: 'exclusive', clientId: after.clientId }]);
+  await call(a, 'release', first);
+});
+
 test('when the hub\'s process dies while a holder is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
   // The holder cannot hear the new hub's announcement nor re-register until its task ends; the
   // waiter re-registers at once. The checker is external: the holder's section stamps its entry

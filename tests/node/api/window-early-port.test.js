@@ -13,17 +13,20 @@ import { createContextBackend } from '../../../js/browser/context.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { until } from './until.js';
 
-/** A window whose SharedWorker constructor connects a MessageChannel to `hub` and records each construction. */
+/**
+ * A window whose SharedWorker constructor connects a MessageChannel to the origin's hub (`hub`, or
+ * `hub.current` when it is a holder whose hub a test replaces) and records each construction.
+ */
 function windowOn(hub, ports, { readyState = 'complete' } = {}) {
   class Window {}
   const scope = new Window();
   const made = [];
   class SharedWorker {
     constructor(url, options) {
-      made.push({ url: String(url), name: options?.name });
       const { port1, port2 } = new MessageChannel();
+      made.push({ url: String(url), name: options?.name, hubSide: port2 });
       ports.push(port1, port2);
-      hub.connect(port2);
+      (hub.current ?? hub).connect(port2);
       this.port = port1;
     }
 
@@ -109,4 +112,54 @@ test('a first request made while the document is parsed connects at once, and pa
   finishParsing();
   assert.equal(await granted, 'x');
   assert.equal(made.length, 1);
+});
+
+test('a window whose hub died after it greeted the window\'s early port, before the first request, registers with the hub that serves the origin now', async (t) => {
+  // The hub ran in a tab that crashed: the early port goes silent, and no close event says so. The
+  // first hello's silence makes the window ask which hub serves the origin (a fresh connection's
+  // greeting), not wait for the hub-loss timeouts (HUB_SILENT_AFTER + PROBE_TIMEOUT).
+  const { hub: first, ports } = await space(t);
+  const origin = { current: first };
+  const { scope, made } = windowOn(origin, ports);
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  const logged = [];
+  backend.log = (level, text) => logged.push(text);
+  await until(() => made.length === 1, 'the early port is made');
+  await new Promise((resolve) => setTimeout(resolve, 20)); // its greeting arrives
+  first.stop();
+  made[0].hubSide.onmessage = null; // the hub is gone: nothing it was sent is read
+  const second = new Hub(await createLocalEngine(), { hubId: 'second', log: () => {} });
+  t.after(() => second.stop());
+  origin.current = second;
+  const locks = createLockManager(backend);
+  assert.equal(await locks.request('x', (lock) => lock.name), 'x');
+  assert.equal(backend.hubId, 'second', 'granted by the hub that serves the origin now');
+  assert.equal(made.length, 2, 'one fresh connection: the question, then used for the hello');
+  assert.deepEqual(logged, ['the lock hub was replaced; re-registering 1 locks and requests with the new one'], 'told by the question, not by the hub-loss timeouts');
+});
+
+test('a window whose first hello its live hub answers late asks which hub serves, hears the same one, and goes on', async (t) => {
+  const { hub, ports } = await space(t);
+  const { scope, made } = windowOn(hub, ports);
+  const backend = createContextBackend({ hubUrl: '/weblocks/weblocks-hub.js', scope });
+  const logged = [];
+  backend.log = (level, text) => logged.push(text);
+  await until(() => made.length === 1, 'the early port is made');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The hub reads the early port only after the identity question was answered (a busy hub).
+  const hubSide = made[0].hubSide;
+  const read = hubSide.onmessage;
+  const held = [];
+  hubSide.onmessage = (event) => held.push(event);
+  const locks = createLockManager(backend);
+  const granted = locks.request('x', (lock) => lock.name);
+  await until(() => made.length === 2, 'the window asked which hub serves the origin');
+  await new Promise((resolve) => setTimeout(resolve, 20)); // the question's greeting: the same hub
+  hubSide.onmessage = read;
+  for (const event of held) read(event);
+  assert.equal(await granted, 'x');
+  assert.equal(backend.hubId, 'only');
+  assert.equal(backend.stats.hubLosses, 0);
+  assert.deepEqual(logged, []);
+  assert.equal([...hub.connections].filter((conn) => conn.client !== null).length, 1, 'registered once, on the early port');
 });
