@@ -3,8 +3,9 @@
 //
 // A thread reported ended is closed only once it can no longer run: a runtime may report a
 // Worker ended while it still runs (Deno's terminate() of a busy worker), and handing its lock on
-// then would let two holders run at once. Until the kernel confirms it (records.stopped), its
-// locks stay held, and after a while a warning says so.
+// then would let two holders run at once. Until the kernel confirms it, or the runtime's own
+// report is proof (records.stopped: Node and Bun report a Worker ended once its thread is
+// joined), its locks stay held, and after a while a warning says so.
 //
 // One of them may have died inside an engine call, holding the engine mutex: closing its owner
 // takes the mutex over and rolls that call back (wl_close_clients_of_owner). The closer never
@@ -19,7 +20,7 @@ const RETRY_MS = 5;
 const WARN_AFTER_MS = 2000;
 
 export class GoneThreadCloser {
-  // records: { forget(threadId), hasRecordedChildren(threadId), stopped(threadId) } of the thread table. A closed
+  // records: { forget(threadId), hasRecordedChildren(threadId), stopped(threadId, reported) } of the thread table. A closed
   // thread's record goes only after those of the threads below it (leaves first), so that if
   // this thread dies half-way, the closer of its own subtree still reaches every one of them.
   constructor(engineReady, regions, records, onError) {
@@ -29,15 +30,17 @@ export class GoneThreadCloser {
     this.toForget = new Set();
     this.onError = onError;
     this.pending = new Map(); // threadId -> when it was found gone
+    this.reported = new Set(); // threadIds whose own Worker said they ended
     this.timer = null;
     this.warned = new Set();
     this.closed = 0;
   }
 
-  /** `threadIds` are gone (none of them can run any more). */
-  add(threadIds) {
+  /** `threadIds` are gone (none of them can run any more); `reported`: the one whose Worker said so. */
+  add(threadIds, reported = null) {
     const now = performance.now();
     for (const id of threadIds) if (!this.pending.has(id)) this.pending.set(id, now);
+    if (reported !== null) this.reported.add(reported);
     this.engineReady.then((engine) => this.run(engine), () => {});
   }
 
@@ -57,7 +60,7 @@ export class GoneThreadCloser {
     const order = this.pending.has(holder) ? [holder, ...this.pending.keys()] : [...this.pending.keys()];
     for (const threadId of order) {
       if (!this.pending.has(threadId)) continue;
-      if (!this.records.stopped(threadId)) {
+      if (!this.records.stopped(threadId, this.reported.has(threadId))) {
         this.warnOnce(threadId, `thread ${threadId} was reported ended but has not stopped (the kernel still lists it) for over ${WARN_AFTER_MS} ms: `
           + 'its locks stay held until it stops');
         continue;
@@ -67,6 +70,7 @@ export class GoneThreadCloser {
         closed = engine.tryCloseClientsOfOwner(threadId);
       } catch (error) {
         this.pending.delete(threadId);
+        this.reported.delete(threadId);
         this.onError(threadId, error); // (BROKEN: the engine refuses every call; its records stay)
         continue;
       }
@@ -75,6 +79,7 @@ export class GoneThreadCloser {
         continue;
       }
       this.pending.delete(threadId);
+      this.reported.delete(threadId);
       this.warned.delete(threadId);
       this.closed += closed;
       this.regions.releaseOwner(threadId);

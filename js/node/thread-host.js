@@ -184,13 +184,13 @@ function joinSpace(space) {
   const records = {
     forget: (goneId) => forgetThread(space.threads, goneId),
     hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
-    stopped: (goneId) => recordedThreadHasStopped(space.threads, goneId),
+    stopped: (goneId, reported) => recordedThreadHasStopped(space.threads, goneId, reported),
   };
   const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
   });
   watchWorkers(space.threads, (goneId) => {
-    closer.add(goneSubtree(space.threads, goneId));
+    closer.add(goneSubtree(space.threads, goneId), goneId);
     // The space's keeper ends with the thread that started it (rendezvous.js).
     ensureKeeper();
   });

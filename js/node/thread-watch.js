@@ -157,9 +157,14 @@ const REPORTED_END_IS_STOP = process.versions.deno === undefined;
 /**
  * Whether thread `threadId`, reported ended, can no longer run anything: the kernel no longer
  * lists it (where its kernel id is recorded), else the runtime's report where that is proof. A
- * thread that never recorded itself has no clients to close.
+ * thread that never recorded itself has no clients to close. `reported`: its own Worker said it
+ * ended ('exit'). Where that report is proof (Node, Bun: the thread has been joined) it is taken
+ * at once: the kernel may list a joined thread a moment longer (its task is torn down after the
+ * join returns), and meanwhile a release here granted its pending request (a clean-clone run:
+ * a request pending at terminate() held the lock after terminate() resolved).
  */
-export function recordedThreadHasStopped(tableBuffer, threadId) {
+export function recordedThreadHasStopped(tableBuffer, threadId, reported = false) {
+  if (reported && REPORTED_END_IS_STOP) return true;
   const table = new Int32Array(tableBuffer);
   for (let slot = 0; slot < THREAD_SLOTS; slot++) {
     const at = slot * WORDS;
