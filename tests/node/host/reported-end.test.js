@@ -1,9 +1,10 @@
 // When a terminated thread's locks may pass on (js/node/close-gone.js, thread-watch.js
-// recordedThreadHasStopped): a Worker's own 'exit' comes once Node has joined its thread, and the
-// kernel may list that thread a moment longer while its task is torn down. A clean-clone run saw a
-// request pending at terminate() granted in that moment, after terminate() had resolved (the
-// eval-worker fixture of register-eval-workers.test.js). So the report counts at once where it is
-// proof; the kernel's list decides for every thread nobody reported ended.
+// recordedThreadHasStopped): a Worker's own 'exit' comes once Node has joined its thread, and
+// Linux wakes a join before it removes the thread's task, so the kernel may list that thread a
+// moment longer. The report counts at once where it is proof; the kernel's list decides for every
+// thread nobody reported ended. (A clean-clone run once found a request pending at terminate()
+// holding the lock after terminate() resolved, in register-eval-workers.test.js; that this gap
+// was the cause is not proven.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
