@@ -122,10 +122,10 @@ export class EngineBackend {
     } catch (error) {
       // STUCK: an agent died holding the engine mutex and its host has not closed it yet (that
       // host may be this very thread, whose event loop the wait kept from learning it): the lock
-      // is still ours, so try again on a later turn rather than leave it held for good.
+      // is still ours, so try again on a later turn rather than leave it held for good. The
+      // request settles once it is released (spec 4.1 step 2.4: release, then settle): a promise.
       if (error?.code !== 'STUCK' || this.closed) throw error;
-      setTimeout(() => this.release(token), 10);
-      return;
+      return new Promise((resolve) => { setTimeout(() => resolve(this.release(token)), 10); });
     }
     this.listeners.delete(token);
     if (!released) {

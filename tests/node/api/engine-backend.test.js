@@ -53,3 +53,18 @@ test('a lock stolen before its immediate grant reached the holder still rejects 
   const state = await holder.query();
   assert.deepEqual(state.held.concat(state.pending), []);
 });
+
+test('a release the engine cannot take yet (STUCK: a dead agent holds its mutex) settles the request only once the lock is released (4.1 step 2.4)', async () => {
+  const engine = await createLocalEngine();
+  const locks = createLockManager(createEngineBackend(engine));
+  const other = createLockManager(createEngineBackend(engine));
+  const release = engine.release;
+  let refused = 0;
+  engine.release = function stuckOnce(...args) {
+    if (refused++ === 0) throw Object.assign(new Error('the engine mutex has been held for over 2000 ms'), { code: 'STUCK' });
+    return release.apply(this, args);
+  };
+  assert.equal(await locks.request('x', () => 'done'), 'done');
+  assert.equal(refused, 2, 'the release was tried again before the request settled');
+  assert.equal(await other.request('x', { ifAvailable: true }, (lock) => lock !== null), true, 'x is free once the request has settled');
+});
