@@ -36,13 +36,21 @@ export function watchAlive(hub, conn, name) {
       hub.succession.stillOpen(record).then((untouched) => {
         if (conn.alive !== watch) return;
         if (!untouched) confirm(hub, conn, watch, 1);
-        else if (conn.client === null || !hub.silenceCounts(conn)) conn.alive = null;
+        else if (nothingToDecide(hub, conn)) conn.alive = null;
         else declareDead(hub, conn, 'its alive database was closed while the origin\'s storage was not cleared', 'storage');
       });
     };
   } catch {
     conn.alive = null; // IndexedDB refuses here: the heartbeat tells, as without a database
   }
+}
+
+/**
+ * The context is closed already, or the heartbeat's rules stand for it (hub.silenceCounts: no
+ * sentinel of its own has answered, or a creator vouches for it): the alive database decides nothing.
+ */
+function nothingToDecide(hub, conn) {
+  return conn.client === null || !hub.silenceCounts(conn);
 }
 
 function declareDead(hub, conn, why, confirmedBy) {
@@ -63,7 +71,7 @@ export function unwatchAlive(conn) {
  * A hub that could not hear meanwhile (deaf: hearing.js) or woke late proves nothing: it asks again.
  */
 function confirm(hub, conn, watch, round) {
-  if (conn.client === null || !hub.silenceCounts(conn)) { conn.alive = null; return; }
+  if (nothingToDecide(hub, conn)) { conn.alive = null; return; }
   const askedAt = hub.now();
   askSentinel(hub, conn);
   conn.send({ t: H.ping });

@@ -29,8 +29,7 @@ export class GoneThreadCloser {
     this.records = records;
     this.toForget = new Set();
     this.onError = onError;
-    this.pending = new Map(); // threadId -> when it was found gone
-    this.reported = new Set(); // threadIds whose own Worker said they ended
+    this.pending = new Map(); // threadId -> { since: when it was found gone, reported: its own Worker said so }
     this.timer = null;
     this.warned = new Set();
     this.closed = 0;
@@ -39,13 +38,13 @@ export class GoneThreadCloser {
   /** `threadIds` are gone (none of them can run any more); `reported`: the one whose Worker said so. */
   add(threadIds, reported = null) {
     const now = performance.now();
-    for (const id of threadIds) if (!this.pending.has(id)) this.pending.set(id, now);
-    if (reported !== null) this.reported.add(reported);
+    for (const id of threadIds) if (!this.pending.has(id)) this.pending.set(id, { since: now, reported: false });
+    if (reported !== null) this.pending.get(reported).reported = true;
     this.engineReady.then((engine) => this.run(engine), () => {});
   }
 
   warnOnce(threadId, message) {
-    if (performance.now() - this.pending.get(threadId) <= WARN_AFTER_MS || this.warned.has(threadId)) return;
+    if (performance.now() - this.pending.get(threadId).since <= WARN_AFTER_MS || this.warned.has(threadId)) return;
     this.warned.add(threadId);
     this.onError(threadId, new Error(message));
   }
@@ -60,7 +59,7 @@ export class GoneThreadCloser {
     const order = this.pending.has(holder) ? [holder, ...this.pending.keys()] : [...this.pending.keys()];
     for (const threadId of order) {
       if (!this.pending.has(threadId)) continue;
-      if (!this.records.stopped(threadId, this.reported.has(threadId))) {
+      if (!this.records.stopped(threadId, this.pending.get(threadId).reported)) {
         this.warnOnce(threadId, `thread ${threadId} was reported ended but has not stopped (the kernel still lists it) for over ${WARN_AFTER_MS} ms: `
           + 'its locks stay held until it stops');
         continue;
@@ -70,7 +69,6 @@ export class GoneThreadCloser {
         closed = engine.tryCloseClientsOfOwner(threadId);
       } catch (error) {
         this.pending.delete(threadId);
-        this.reported.delete(threadId);
         this.onError(threadId, error); // (BROKEN: the engine refuses every call; its records stay)
         continue;
       }
@@ -79,7 +77,6 @@ export class GoneThreadCloser {
         continue;
       }
       this.pending.delete(threadId);
-      this.reported.delete(threadId);
       this.warned.delete(threadId);
       this.closed += closed;
       this.regions.releaseOwner(threadId);
