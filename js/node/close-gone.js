@@ -4,8 +4,8 @@
 // A thread reported ended is closed only once it can no longer run: a runtime may report a
 // Worker ended while it still runs (Deno's terminate() of a busy worker), and handing its lock on
 // then would let two holders run at once. Until the kernel confirms it, or the runtime's own
-// report is proof (records.stopped: Node and Bun report a Worker ended once its thread is
-// joined), its locks stay held, and after a while a warning says so.
+// report is proof (records.stopped: Node reports a Worker ended once its thread is joined), its
+// locks stay held, and after a while a warning says so.
 //
 // One of them may have died inside an engine call, holding the engine mutex: closing its owner
 // takes the mutex over and rolls that call back (wl_close_clients_of_owner). The closer never

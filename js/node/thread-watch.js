@@ -153,20 +153,24 @@ export function goneRecordedThreads(tableBuffer) {
 // busy worker ran its loop on for seconds); Node and Bun report 'exit' once the thread has been
 // joined (measured: its kernel thread is gone by then).
 const REPORTED_END_IS_STOP = process.versions.deno === undefined;
+// Node emits a Worker's 'exit' from Worker::JoinThread, after uv_thread_join has returned: the
+// thread has finished. (Bun's 'exit', and the 'close' of its Web Workers, are not known to come
+// only after a join: there the kernel decides.)
+const EXIT_AFTER_JOIN = process.versions.deno === undefined && process.versions.bun === undefined;
 
 /**
  * Whether thread `threadId`, reported ended, can no longer run anything: the kernel no longer
  * lists it (where its kernel id is recorded), else the runtime's report where that is proof. A
  * thread that never recorded itself has no clients to close. `reported`: its own Worker said it
- * ended ('exit'). Where that report is proof (Node, Bun: the thread has been joined) it is taken
- * at once, not after the kernel too has stopped listing the thread: Linux wakes a join before it
+ * ended ('exit'). Where that is proof (Node: the thread has been joined) it is taken at once, not
+ * after the kernel too has stopped listing the thread: Linux wakes a join before it
  * removes the thread's task, and a release made in between would hand the thread's pending
  * request the lock. (Why a clean-clone run once found a request pending at terminate() holding
  * the lock after terminate() resolved is not known for sure: this gap was not caught here, 0 of
  * 200 'exit's found the thread still listed.)
  */
 export function recordedThreadHasStopped(tableBuffer, threadId, reported = false) {
-  if (reported && REPORTED_END_IS_STOP) return true;
+  if (reported && EXIT_AFTER_JOIN) return true;
   const table = new Int32Array(tableBuffer);
   for (let slot = 0; slot < THREAD_SLOTS; slot++) {
     const at = slot * WORDS;
