@@ -41,6 +41,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   let connect;
   let connectNow = null; // a port at hand, for the first connection (a worker's early port)
   let identify = null; // a fresh connection to the origin-wide hub, to learn which hub serves it now
+  let remakeEarly = null; // a window's port made before its first request, made again
   // The platform offers no hub here: an in-context engine, said once, or an error when required.
   // The fallback's script is loaded at once (a service worker may load it only now).
   const inContext = (reason) => {
@@ -55,8 +56,11 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
     loadInContextHub(scope);
     connect = () => localHubPort('asked for an in-context engine', space, scope);
   } else if (typeof scope.SharedWorker === 'function') {
-    connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space);
-    identify = () => startScript(scope, scope.SharedWorker, hubUrl, { name: hubName }).port;
+    // A port the browser refused because the running hub was asked for the other way (startHub):
+    // the connection it served is made again, the other way.
+    const refused = (port) => { if (backend.port === port) backend.portRefused(port); else remakeEarly?.(); };
+    connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space, refused);
+    identify = () => startHub(scope, hubUrl, hubName).worker.port;
     // A window connects before its first request: the SharedWorker's `connect` event comes through
     // the browser process (WebKit delivered it after a connected tab's later message in 4 runs of
     // 8), so a port made at the first request let another tab's later request reach the hub first.
@@ -72,6 +76,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
         if (backend.port !== null || backend.connecting !== null || backend.hubId !== null) return; // the first request came first
         try { keepEarlyPort(connect()); } catch { /* said at the first request */ }
       };
+      remakeEarly = early;
       if (scope.document?.readyState === 'loading') scope.document.addEventListener('DOMContentLoaded', early, { once: true });
       else queueMicrotask(early);
     }
@@ -116,10 +121,40 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   return backend;
 }
 
-function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space) {
+// Chromium (148+) keeps a SharedWorker made with `extendedLifetime` running after its last page
+// unloads: the hub outlives a reload of the only tab, which then finds it running instead of
+// waiting for a new one (docs/browser.md, "First grant"). Engines without the option ignore it. A
+// worker asked for with another setting than the running one's gets `error` (HTML: the options
+// must match): a page that asks otherwise (another version of this package) started the hub. The
+// context then asks the other way from then on, and connects again at once, unless that way was
+// refused just now too (then the script or the browser is at fault: said as before).
+const LIFETIME_RETRY_WINDOW = 5000;
+const hubLifetimes = new WeakMap(); // scope -> hub name -> { extended: what to ask for, refusedAt: [plain, extended] (ms) }
+
+/** The hub's SharedWorker; `worthAnotherTry()` after its `error`: the other setting may serve. */
+function startHub(scope, hubUrl, hubName) {
+  if (!hubLifetimes.has(scope)) hubLifetimes.set(scope, new Map());
+  let lifetime = hubLifetimes.get(scope).get(hubName);
+  if (lifetime === undefined) hubLifetimes.get(scope).set(hubName, lifetime = { extended: true, refusedAt: [-Infinity, -Infinity] });
+  const extended = lifetime.extended;
+  // A browser that knows the option reads it (WebIDL reads a dictionary's members); one that does
+  // not (Firefox, WebKit, Chromium before 148) refuses nothing for it: no second try there.
+  let known = false;
+  const options = { name: hubName, get extendedLifetime() { known = true; return extended; } };
+  const worker = startScript(scope, scope.SharedWorker, hubUrl, options);
+  worker.addEventListener('error', () => {
+    if (!known) return;
+    lifetime.refusedAt[+extended] = Date.now();
+    if (lifetime.extended === extended) lifetime.extended = !extended;
+  });
+  return { worker, worthAnotherTry: () => known && Date.now() - lifetime.refusedAt[+!extended] > LIFETIME_RETRY_WINDOW };
+}
+
+function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space, refused) {
   if (hubUrl === undefined) throw new DOMException('No hub URL: set globalThis.WEBLOCKS_HUB_URL before the polyfill runs (its source was injected inline).', 'NotSupportedError');
-  const worker = startScript(scope, scope.SharedWorker, hubUrl, { name: hubName });
+  const { worker, worthAnotherTry } = startHub(scope, hubUrl, hubName);
   worker.addEventListener('error', async () => {
+    if (worthAnotherTry()) { refused(worker.port); return; }
     // The script did not start. Either the deployment is wrong (missing script, wrong URL, not
     // JavaScript): every request fails, naming the fix. Or the script is fine and the browser
     // refuses SharedWorkers here (Chromium in cross-site iframes when third-party storage is

@@ -689,6 +689,15 @@ export class HubBackend {
     if (this.port !== null || this.connecting !== null) this.reconnect(this.hubId);
   }
 
+  /**
+   * The browser refused the SharedWorker behind `port` (context.js startHub: the running hub was
+   * started with the other lifetime setting): connect again, as the connection it replaces would have.
+   */
+  portRefused(port) {
+    if (this.port !== port || this.failure !== null) return;
+    this.reconnect(this.helloEntries !== null ? this.lastLostHub : this.hubId);
+  }
+
   hubLost() {
     this.stats.hubLosses++;
     this.log('warn', `the lock hub stopped answering; reconnecting and re-registering ${this.records.size} locks and requests`);

@@ -15,7 +15,7 @@ async function flood(page, { seconds, connections, version }) {
     const ports = [];
     const stats = { sent: 0, replies: 0 };
     for (let c = 0; c < connections; c++) {
-      const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+      const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub', extendedLifetime: true });
       worker.port.onmessage = () => { stats.replies++; };
       worker.port.start();
       worker.port.postMessage({ t: 'hello', v: version, clientId: `flooder-${c}-${Math.random()}`, ...(version >= 3 ? { key: `k${Math.random()}` } : {}), lostHub: null, reclaim: [] });
@@ -121,7 +121,7 @@ function forgeClaims(page, { name, seconds, version }) {
     const claim = () => {
       const i = ++n;
       channel.postMessage({ t: 'had-hub', hubId: `made-up-${i}` });
-      const { port } = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+      const { port } = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub', extendedLifetime: true });
       port.onmessage = (event) => {
         if (event.data.t === 'ping') port.postMessage({ t: 'pong' });
         if (event.data.t === 'welcome') reclaimed.push(...event.data.reclaimed);

@@ -22,7 +22,7 @@ test('a page asking the hub to keep 40,000 requests on a 65,536-unit name gets Q
   // (a flood without flow control is hub-load.spec.js). STALL_MS without an answer ends the wait
   // with a report of how far it got.
   const result = await attacker.evaluate(([version, nameLength]) => new Promise((resolve) => {
-    const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub' });
+    const worker = new SharedWorker('/build/dist/weblocks-hub.js', { name: 'weblocks-wasm-hub', extendedLifetime: true });
     const name = 'q'.repeat(nameLength);
     const heard = { failed: 0, quota: 0, granted: 0, other: 0, message: '', sent: 0, answered: 0 };
     const N = 40_000;

@@ -109,6 +109,15 @@ export const test = base.extend({
   killHubProcess: async ({ session }, use) => {
     await use((host) => session.killHub(host));
   },
+
+  /**
+   * endIdleHub(): a hub whose tabs have all gone has ended. Chromium keeps it running for a while
+   * (the polyfill asks for extendedLifetime): ended over CDP. Firefox and WebKit end it with its
+   * last tab.
+   */
+  endIdleHub: async ({ session }, use) => {
+    await use(() => session.endIdleHub?.());
+  },
 });
 
 /** Runs a harness method in a page (path [] = the page itself, [id] = its worker, ...). */

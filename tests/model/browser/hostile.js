@@ -74,7 +74,7 @@
     }
 
     function open() {
-      const worker = new SharedWorker(HUB_URL, { name: HUB_NAME });
+      const worker = new SharedWorker(HUB_URL, { name: HUB_NAME, extendedLifetime: true });
       const conn = { port: worker.port, nextToken: 0, granted: [] };
       worker.port.onmessage = (event) => {
         const m = event.data;

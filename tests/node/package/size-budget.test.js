@@ -27,11 +27,13 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // first request keeps its place) costs about 120 B on the page, and finding out quickly that the
 // hub it greeted died before the first request (hub-backend.js earlyHub) about 240 B. Telling a crash from a cleared
 // site data by the hub's own record (js/hub/alive.js, succession.js stillOpen: a crashed tab's
-// locks go without the 100 ms check) costs about 260 B on the hub. The budgets are today's sizes
-// with a little room: they stop growth, not meet the goal.
+// locks go without the 100 ms check) costs about 260 B on the hub. Asking for the hub with
+// extendedLifetime, and the other way at once when a hub started the other way refuses it
+// (context.js startHub: a reload of the only tab finds its hub running in Chromium), about 170 B
+// on the page. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 17_850,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_700,
+  'weblocks-polyfill.js': 18_050,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_900,
   'weblocks-hub.js': 18_700,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,

@@ -21,6 +21,20 @@ class ChromiumSession {
   /** The hub runs in a renderer of its site: the specs start it in `host` alone, and crash that. */
   killHub(host) { return this.crash(host); }
 
+  /**
+   * Ends a hub that outlived its last tab (the polyfill asks for extendedLifetime: Chromium keeps
+   * such a SharedWorker running after its last page has gone), as the browser does once that time
+   * is up. Resolves once no hub is left running.
+   */
+  async endIdleHub() {
+    const cdp = await this.context.browser().newBrowserCDPSession();
+    const hubs = async () => (await cdp.send('Target.getTargets')).targetInfos
+      .filter((target) => target.type === 'shared_worker' && target.url.endsWith('/weblocks-hub.js'));
+    for (const hub of await hubs()) await cdp.send('Target.closeTarget', { targetId: hub.targetId });
+    while ((await hubs()).length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await cdp.detach();
+  }
+
   async close() { await this.context.close(); }
 }
 
