@@ -35,8 +35,10 @@ export function watchAlive(hub, conn, name) {
       // The window's database was there until this delete removed it: was anything cleared?
       hub.succession.stillOpen(record).then((untouched) => {
         if (conn.alive !== watch) return;
+        // The browser's word, not silence: it holds whether or not the context's sentinel ever
+        // answered (one starting, or one a Content-Security-Policy forbids).
         if (!untouched) confirm(hub, conn, watch, 1);
-        else if (nothingToDecide(hub, conn)) conn.alive = null;
+        else if (conn.client === null) conn.alive = null;
         else declareDead(hub, conn, 'its alive database was closed while the origin\'s storage was not cleared', 'storage');
       });
     };

@@ -83,6 +83,31 @@ test('a tab whose process crashed while holding a lock has it released through t
   await call(b, 'release', waiting);
 });
 
+test('a tab whose sentinel never answered (a policy forbids it), crashed while holding a lock, has it released through its alive database', async ({ session, servers, crashTab, engine }) => {
+  // Silence proves nothing of such a tab (js/hub/hub.js silenceProvesNothing): the browser closing
+  // its alive database does, whether or not its sentinel ever answered (js/hub/alive.js).
+  const base = await servers.withPolicy((origin) => `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src ${origin}build/dist/weblocks-hub.js`);
+  const open = async (file) => {
+    const tab = await session.open(`${base}tests/browser/pages/${file}`);
+    await tab.waitForFunction(() => typeof window.harness === 'object');
+    return tab;
+  };
+  const host = await open('plain.html');
+  await call(host, 'query');
+  const [a, b] = [await open('plain.html?coi'), await open('plain.html?coi')];
+  const waiting = await holdAndWait(a, b, 'unwatched');
+  await aliveDatabaseWatched(a);
+  expect((await call(a, 'backendState')).sentinel, `the policy keeps the sentinel from starting (${engine})`).toMatchObject({ answered: false });
+  const { clientId } = await call(a, 'connection');
+  await call(b, 'listenForVerdicts');
+  await crashTab(a);
+  const crashedAt = await call(b, 'clock');
+  const granted = await call(b, 'granted', waiting);
+  report('tab without a sentinel crashed -> lock granted elsewhere', granted.at - crashedAt);
+  expect(await verdictOn(b, clientId)).toMatchObject({ cause: 'alive-database-closed', dead: true, confirmedBy: 'storage' });
+  await call(b, 'release', waiting);
+});
+
 test('a dedicated worker terminated while holding a lock has it released by the heartbeat', async ({ openTab }) => {
   const [a, b] = await Promise.all([openTab(), openTab()]);
   const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');

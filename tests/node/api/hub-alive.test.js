@@ -182,11 +182,11 @@ test('a hub that ends in the middle of an alive check decides nothing after it e
 // database is the window's own class (js/browser/alive-database.js).
 
 /** A hub keeping its succession record and a holder `a` whose alive database it watches; `b` waits. */
-async function storageSpace(t) {
+async function storageSpace(t, { sentinel = true } = {}) {
   const factory = clearableFactory(new IDBFactory());
   const succession = await takeOver('alive-space', 'alive-hub', { indexedDB: factory, log: quiet });
   const space = await aliveSpace(t, factory, { succession });
-  const a = await space.context('a');
+  const a = await space.context('a', { sentinel });
   const b = await space.context('b');
   a.port.postMessage({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
   await until(() => grantedTokens(a).includes(1), 'a holds x');
@@ -217,6 +217,15 @@ test('a crashed window whose alive database closes while the origin\'s storage i
     [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true, confirmedBy: 'storage' }]);
   assert.equal(space.a.pongs, pongsBefore, 'no one was asked');
   assert.match(space.a.heard.find((m) => m.t === 'dead')?.why ?? '', /storage was not cleared/);
+});
+
+test('a crashed window whose sentinel never answered is released too when its alive database closes while the origin\'s storage is untouched', async (t) => {
+  // Silence proves nothing of it (a sentinel still starting, or one a policy forbids); the browser's word does.
+  const space = await storageSpace(t, { sentinel: false });
+  closeUnannounced([space.alive.db]);
+  await until(() => grantedTokens(space.b).includes(1), 'the waiter is granted x');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: true, confirmedBy: 'storage' }]);
 });
 
 for (const { hubHeard, when } of [
