@@ -12,6 +12,7 @@ import { Hub } from '../../../js/hub/hub.js';
 import { createContextBackend } from '../../../js/browser/context.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { until } from './until.js';
+import { fakeWindow } from './fake-window.js';
 
 /**
  * A window whose SharedWorker constructor connects to `origin.hub`, unless `origin.extended` (the
@@ -19,8 +20,6 @@ import { until } from './until.js';
  * `origin.knowsOption: false`: a browser without the option (Firefox, WebKit).
  */
 function windowOn(origin, ports) {
-  class Window {}
-  const scope = new Window();
   const made = [];
   class SharedWorker {
     constructor(url, options) {
@@ -46,11 +45,7 @@ function windowOn(origin, ports) {
   const fetch = async () => (origin.scriptMissing
     ? { ok: false, status: 404, statusText: 'Not Found', headers: new Map() }
     : { ok: true, status: 200, headers: new Map([['content-type', 'text/javascript']]) });
-  Object.assign(scope, {
-    Window, SharedWorker, fetch, navigator: {}, location: { href: 'http://app.test/page.html' }, addEventListener() {},
-  });
-  scope.document = { baseURI: scope.location.href, defaultView: scope, readyState: 'complete', addEventListener() {} };
-  return { scope, made };
+  return { scope: fakeWindow(SharedWorker, { fetch }).scope, made };
 }
 
 async function startHub(t, hubId) {

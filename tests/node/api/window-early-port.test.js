@@ -12,14 +12,13 @@ import { Hub } from '../../../js/hub/hub.js';
 import { createContextBackend } from '../../../js/browser/context.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { until } from './until.js';
+import { fakeWindow } from './fake-window.js';
 
 /**
  * A window whose SharedWorker constructor connects a MessageChannel to the origin's hub (`hub`, or
  * `hub.current` when it is a holder whose hub a test replaces) and records each construction.
  */
 function windowOn(hub, ports, { readyState = 'complete' } = {}) {
-  class Window {}
-  const scope = new Window();
   const made = [];
   class SharedWorker {
     constructor(url, options) {
@@ -32,17 +31,7 @@ function windowOn(hub, ports, { readyState = 'complete' } = {}) {
 
     addEventListener() {}
   }
-  Object.assign(scope, {
-    Window, SharedWorker, navigator: {}, location: { href: 'http://app.test/page.html' }, addEventListener() {},
-  });
-  const parsed = [];
-  scope.document = {
-    baseURI: scope.location.href, defaultView: scope, readyState,
-    addEventListener(type, listener) { if (type === 'DOMContentLoaded') parsed.push(listener); },
-  };
-  /** The document's parsing ends (DOMContentLoaded). */
-  const finishParsing = () => { scope.document.readyState = 'interactive'; for (const listener of parsed.splice(0)) listener(); };
-  return { scope, made, finishParsing };
+  return { ...fakeWindow(SharedWorker, { readyState }), made };
 }
 
 async function space(t) {
