@@ -953,7 +953,7 @@ function nextTask(then) {
  */
 function protocolMismatch(hubVersion, said = '') {
   return new DOMException(`Web Locks hub protocol mismatch: the page speaks version ${PROTOCOL_VERSION}, the lock hub speaks ${hubVersion}${said && ` (it said: ${said.slice(0, 200)})`}. `
-    + 'Serve the polyfill and the hub from the same build (a running hub ends when its last tab closes).', 'NotSupportedError');
+    + 'Serve the polyfill and the hub from the same build (a running hub ends with its last tab, in Chromium up to 5 minutes later).', 'NotSupportedError');
 }
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */

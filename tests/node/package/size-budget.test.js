@@ -30,10 +30,11 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // locks go without the 100 ms check) costs about 260 B on the hub. Asking for the hub with
 // extendedLifetime, and the other way at once when a hub started the other way refuses it
 // (context.js startHub: a reload of the only tab finds its hub running in Chromium), about 170 B
-// on the page. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
+// on the page, and the version mismatch error saying that Chromium keeps an idle hub a few minutes
+// about 60 B. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 18_050,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_900,
+  'weblocks-polyfill.js': 18_100,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_950,
   'weblocks-hub.js': 18_700,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
