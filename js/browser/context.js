@@ -124,8 +124,8 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
 // Chromium (148+) keeps a SharedWorker made with `extendedLifetime` running after its last page
 // unloads: the hub outlives a reload of the only tab, which then finds it running instead of
 // waiting for a new one (docs/browser.md, "The hub's lifetime"). Engines without the option ignore it. A
-// worker asked for with another setting than the running one's gets `error` (HTML: the options
-// must match): a page that asks otherwise (another version of this package) started the hub. The
+// worker asked for with another setting than the running one's gets `error` (measured in Chromium,
+// both ways): a page that asks otherwise (another version of this package) started the hub. The
 // context then asks the other way from then on, and connects again at once, unless that way was
 // refused just now too (then the script or the browser is at fault: said as before).
 const LIFETIME_RETRY_WINDOW = 5000;

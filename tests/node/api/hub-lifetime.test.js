@@ -1,9 +1,9 @@
 // The hub's SharedWorker is asked for with `extendedLifetime` (Chromium 148+ keeps it running after
 // its last page unloads: a reload of the only tab finds it running). A SharedWorker asked for with
-// another setting than the running one's gets `error` and never connects (HTML's SharedWorker
-// constructor; measured in Chromium 156, both ways). A page that meets a hub started the other way
-// (by another version of this package) asks that way at once (context.js startHub). The browser
-// case is tests/browser/hub-lifetime.spec.js; here a window scope of our own models the rule.
+// another setting than the running one's gets `error` and never connects (measured in Chromium 156,
+// both ways). A page that meets a hub started the other way (by another version of this package)
+// asks that way at once (context.js startHub). The browser case is
+// tests/browser/hub-lifetime.spec.js; here a window scope of our own models the rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
