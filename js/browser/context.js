@@ -58,7 +58,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   } else if (typeof scope.SharedWorker === 'function') {
     // A port the browser refused because the running hub was asked for the other way (startHub):
     // the connection it served is made again, the other way.
-    const refused = (port) => { if (backend.port === port) backend.portRefused(port); else remakeEarly?.(); };
+    const refused = (port) => { if (backend.port === port) backend.portRefused(); else remakeEarly?.(); };
     connect = () => sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space, refused);
     identify = () => startHub(scope, hubUrl, hubName).worker.port;
     // A window connects before its first request: the SharedWorker's `connect` event comes through
@@ -129,25 +129,24 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
 // context then asks the other way from then on, and connects again at once, unless that way was
 // refused just now too (then the script or the browser is at fault: said as before).
 const LIFETIME_RETRY_WINDOW = 5000;
-const hubLifetimes = new WeakMap(); // scope -> hub name -> { extended: what to ask for, refusedAt: [plain, extended] (ms) }
+// scope -> `${hub name}`: when each setting was last refused, [plain, extended] (ms). The one asked
+// for is the one refused longer ago (extended, on a tie: neither ever was).
+const hubRefusals = new WeakMap();
 
 /** The hub's SharedWorker; `worthAnotherTry()` after its `error`: the other setting may serve. */
 function startHub(scope, hubUrl, hubName) {
-  if (!hubLifetimes.has(scope)) hubLifetimes.set(scope, new Map());
-  let lifetime = hubLifetimes.get(scope).get(hubName);
-  if (lifetime === undefined) hubLifetimes.get(scope).set(hubName, lifetime = { extended: true, refusedAt: [-Infinity, -Infinity] });
-  const extended = lifetime.extended;
+  const byName = hubRefusals.get(scope) ?? new Map();
+  hubRefusals.set(scope, byName);
+  const refusedAt = byName.get(hubName) ?? [-Infinity, -Infinity];
+  byName.set(hubName, refusedAt);
+  const extended = refusedAt[1] <= refusedAt[0];
   // A browser that knows the option reads it (WebIDL reads a dictionary's members); one that does
   // not (Firefox, WebKit, Chromium before 148) refuses nothing for it: no second try there.
   let known = false;
   const options = { name: hubName, get extendedLifetime() { known = true; return extended; } };
   const worker = startScript(scope, scope.SharedWorker, hubUrl, options);
-  worker.addEventListener('error', () => {
-    if (!known) return;
-    lifetime.refusedAt[+extended] = Date.now();
-    if (lifetime.extended === extended) lifetime.extended = !extended;
-  });
-  return { worker, worthAnotherTry: () => known && Date.now() - lifetime.refusedAt[+!extended] > LIFETIME_RETRY_WINDOW };
+  worker.addEventListener('error', () => { if (known) refusedAt[+extended] = Date.now(); });
+  return { worker, worthAnotherTry: () => known && Date.now() - refusedAt[+!extended] > LIFETIME_RETRY_WINDOW };
 }
 
 function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space, refused) {

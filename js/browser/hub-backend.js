@@ -690,11 +690,11 @@ export class HubBackend {
   }
 
   /**
-   * The browser refused the SharedWorker behind `port` (context.js startHub: the running hub was
+   * The browser refused the SharedWorker behind our port (context.js startHub: the running hub was
    * started with the other lifetime setting): connect again, as the connection it replaces would have.
    */
-  portRefused(port) {
-    if (this.port !== port || this.failure !== null) return;
+  portRefused() {
+    if (this.failure !== null) return;
     this.reconnect(this.helloEntries !== null ? this.lastLostHub : this.hubId);
   }
 

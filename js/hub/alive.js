@@ -47,14 +47,6 @@ export function watchAlive(hub, conn, name) {
   }
 }
 
-/**
- * The context is closed already, or the heartbeat's rules stand for it (hub.silenceCounts: no
- * sentinel of its own has answered, or a creator vouches for it): the alive database decides nothing.
- */
-function nothingToDecide(hub, conn) {
-  return conn.client === null || !hub.silenceCounts(conn);
-}
-
 function declareDead(hub, conn, why, confirmedBy) {
   hub.log('info', `${conn.clientId} declared dead (${why})`);
   hub.close(conn, { tell: true, why, cause: ALIVE_CLOSED, confirmedBy });
@@ -73,7 +65,9 @@ export function unwatchAlive(conn) {
  * A hub that could not hear meanwhile (deaf: hearing.js) or woke late proves nothing: it asks again.
  */
 function confirm(hub, conn, watch, round) {
-  if (nothingToDecide(hub, conn)) { conn.alive = null; return; }
+  // Closed already, or the heartbeat's rules stand for it (hub.silenceCounts: no sentinel of its
+  // own has answered, or a creator vouches for it): silence decides nothing.
+  if (conn.client === null || !hub.silenceCounts(conn)) { conn.alive = null; return; }
   const askedAt = hub.now();
   askSentinel(hub, conn);
   conn.send({ t: H.ping });

@@ -149,9 +149,10 @@ export function goneRecordedThreads(tableBuffer) {
   return gone;
 }
 
-// Deno reports a terminated Worker ended (terminate() resolves) while it still runs (measured: a
-// busy worker ran its loop on for seconds); Node and Bun report 'exit' once the thread has been
-// joined (measured: its kernel thread is gone by then).
+// Where the kernel cannot be asked, the runtime's report is the only word there is. Deno reports a
+// terminated Worker ended (terminate() resolves) while it still runs (measured: a busy worker ran
+// its loop on for seconds); Node's and Bun's 'exit' came after the kernel thread had gone in every
+// measurement (for Bun that is measured only, not known from its code: EXIT_AFTER_JOIN).
 const REPORTED_END_IS_STOP = process.versions.deno === undefined;
 // Node emits a Worker's 'exit' from Worker::JoinThread, after uv_thread_join has returned: the
 // thread has finished. (Bun's 'exit', and the 'close' of its Web Workers, are not known to come
