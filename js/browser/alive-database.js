@@ -13,7 +13,7 @@ export class AliveDatabase {
    * @param onOpen  (name) => void: a database of ours is open, under this name (again after a reopen)
    */
   constructor(scope, onOpen) {
-    this.indexedDB = factoryOf(scope);
+    this.indexedDB = indexedDBOf(scope);
     this.onOpen = onOpen;
     this.db = null;
     this.name = null;     // the open database's name, null while none is
@@ -79,8 +79,8 @@ export class AliveDatabase {
   }
 }
 
-/** The window's IDBFactory, or null (an opaque origin may throw on the mere read). */
-function factoryOf(scope) {
+/** The context's IDBFactory, or null (an opaque origin may throw on the mere read). */
+export function indexedDBOf(scope) {
   try {
     return scope.indexedDB ?? null;
   } catch {

@@ -80,7 +80,7 @@ export class HubBackend {
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
-    this.unwelcomedAdopts = [];  // [port, worker number] for our workers, held until a hub welcomes us (or we fail)
+    this.unwelcomedAdopts = [];  // [port, worker number] for our workers, held until a hub welcomes us or speaks (or we fail)
     this.identify = options.identify ?? null; // () => MessagePort | Promise<MessagePort>: a fresh connection to the origin's hub
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
@@ -91,6 +91,8 @@ export class HubBackend {
     // A window's alive database (js/browser/alive-database.js): its crash reaches the hub from the browser.
     this.aliveDatabase = options.aliveDatabase ?? null;
     this.aliveSent = null;      // the alive database's name as last sent to the hub
+    // Open while we hold or wait under a hub and have no sentinel (js/browser/held-marker.js).
+    this.heldMarker = options.heldMarker ?? null;
     this.gathering = null;      // while a hello is being made: what would be posted after it (sayHello)
     this.onMessage = (event) => {
       const data = event.data;
@@ -420,6 +422,10 @@ export class HubBackend {
   receive(m) {
     this.lastHeard = this.now();
     this.probe = null;
+    // Our hub spoke: the ports held for our workers while it was silent go to it.
+    if (this.unwelcomedAdopts.length > 0 && this.hubId !== null && this.helloEntries === null) {
+      for (const [port, worker] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker);
+    }
     if (!isHubMessage(m)) {
       this.log('warn', 'ignored a message that is not from the hub');
       return;
@@ -594,7 +600,8 @@ export class HubBackend {
   }
 
   idle() {
-    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0) {
+    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0
+      && this.probe === null && this.identity === null) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
       this.vouch();
@@ -603,7 +610,13 @@ export class HubBackend {
 
   /** Our sentinel speaks for us after a loss of the hub we hold or wait under, while we cannot (a long task). */
   vouch() {
-    this.sentinel?.vouch(this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null, this.clientId);
+    const hubId = this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null;
+    this.sentinel?.vouch(hubId, this.clientId);
+    // Without a sentinel (none can run here, or ours failed to start), a marker is what the next
+    // hub waits for if we are busy then. One still starting is counted on: a marker opened as the
+    // page loads costs its first grant time, and does not cover a page busy from its first
+    // callback on either (its open reaches the browser's storage only after that task).
+    this.heldMarker?.set(this.sentinel !== null && !this.sentinel.failed ? null : hubId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */
@@ -616,9 +629,12 @@ export class HubBackend {
   check() {
     // A query whose answer stopped coming rejects (the answer was lost, or the hub is stuck).
     if (this.queries.size > 0 && this.queries.expire(this.liveness.QUERY_TIMEOUT ?? LIMITS.queryTimeout)) this.idle();
+    // An identity check that outlived its deadline while the probe was answered: a question only.
+    if (this.identity !== null && this.probe === null && this.now() >= this.identity.deadline) this.cancelIdentity();
     // Nothing outstanding any more: stop checking (here rather than on every release, so that a
-    // context that requests again at once keeps its timer).
-    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) return this.idle();
+    // context that requests again at once keeps its timer). A probe or identity check in flight
+    // (a worker of ours asked for a port: checkSoon) is seen through first.
+    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.probe === null && this.identity === null) return this.idle();
     if (this.port === null || this.asleep || this.failure !== null) return;
     const now = this.now();
     // This context was busy or throttled since the last check: messages may be waiting behind
@@ -910,6 +926,14 @@ export class HubBackend {
     if (this.hubId === null) {
       this.unwelcomedAdopts.push([port, worker]);
       if (this.port === null && !this.asleep) this.open(null);
+      return undefined;
+    }
+    // A hello in flight, or a hub silent for a while (it may be gone, and a port handed to it would
+    // go with it: the worker would learn only when its identity check timed out, 5 s on): held
+    // until the hub speaks (receive) or a new one welcomes us.
+    if (this.helloEntries !== null || this.now() - this.lastHeard >= this.liveness.HUB_SILENT_AFTER) {
+      this.unwelcomedAdopts.push([port, worker]);
+      this.checkSoon();
       return undefined;
     }
     this.send({ t: C.adopt, worker }, [port]);

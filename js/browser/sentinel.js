@@ -73,9 +73,11 @@ export class Sentinel {
    * @param url          the sentinel script (script-urls.js sentinelUrlOf: next to the hub)
    * @param onHubSilent  called when the sentinel has heard no ping from the hub for
    *                     LIVENESS.SENTINEL_ALARM_AFTER (once per silence)
+   * onFail: called when it turns out that no sentinel can run here
    */
-  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis, channel = null } = {}) {
+  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis, channel = null, onFail = () => {} } = {}) {
     this.Worker = Worker;
+    this.onFail = onFail;
     this.channel = channel; // the hub's announcement channel (its SharedWorker name)
     this.vouched = null;    // what the sentinel was last told to vouch for (vouch())
     this.vouchKey = null;
@@ -158,6 +160,7 @@ export class Sentinel {
 
   fail(error) {
     this.failed = true;
+    this.onFail();
     if (!warned) {
       warned = true;
       console.warn(`[weblocks] this context has no sentinel worker (${error?.message ?? error}): the lock hub cannot tell it busy from crashed, so it keeps its locks while it is silent, and a crash leaves them held until its tab or worker closes. Fix: serve weblocks-sentinel.js next to the hub script (${this.url}), allowed by any Content-Security-Policy (worker-src 'self'), with Cross-Origin-Embedder-Policy on a cross-origin-isolated page.`);

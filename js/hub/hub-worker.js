@@ -45,7 +45,8 @@ Promise.all([loadHubEngine(), takeOver(`${self.name || HUB_NAME} ${self.location
   // Announced on the channel named as this SharedWorker: a storage bucket's hub (its own lock
   // space) never disturbs the default one's clients.
   const announce = typeof BroadcastChannel === 'function' ? new BroadcastChannel(self.name || HUB_NAME) : null;
-  // The windows' alive databases (alive.js) are deleted through this worker's IndexedDB.
+  // The windows' alive databases (alive.js) and the contexts' held markers (held-markers.js) are
+  // deleted through this worker's IndexedDB.
   const indexedDB = typeof self.indexedDB === 'object' ? self.indexedDB : null;
   hub = new Hub(engine, { hubId, announce, hearing: new MessageChannel(), succession, indexedDB });
   self.weblocksHub = hub; // for DevTools

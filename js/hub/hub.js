@@ -13,6 +13,7 @@ import {
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
 import { watchAlive, unwatchAlive, sweepAliveDatabases } from './alive.js';
+import { awaitHeldMarkers } from './held-markers.js';
 import { FairInbox } from './fair-inbox.js';
 import { Quota, requestCost, MESSAGE_COST } from './quota.js';
 import { cutSnapshot } from './snapshot-pieces.js';
@@ -87,8 +88,8 @@ export class Hub {
    *   (the default: claims are trusted)
    *   succession: this hub's record (succession.js takeOver): its predecessor, and told when the
    *   hub has no registered client left (idle) and when it has one again (serving)
-   *   indexedDB: the hub's IDBFactory, for the contexts' alive databases (alive.js); without it,
-   *   they are ignored
+   *   indexedDB: the hub's IDBFactory, for the contexts' alive databases (alive.js) and held
+   *   markers (held-markers.js); without it, they are ignored
    */
   constructor(engine, options = {}) {
     this.engine = engine;
@@ -139,6 +140,25 @@ export class Hub {
       }
       this.channel.postMessage({ t: ANNOUNCE.started, hubId: this.hubId });
     }
+    // Contexts busy since the lost hub died, with no sentinel to say so: their held markers
+    // (held-markers.js) keep the reclaim window open. Listed during the start-up hold.
+    this.heldMarkers = new Set(); // names of the markers whose delete waits
+    this.toldOfMarkers = false;
+    const lostHubs = this.predecessor === PREDECESSOR.lost && this.reclaimTimer !== null ? this.succession?.lostHubs ?? [] : [];
+    this.scanningMarkers = lostHubs.length > 0 && this.indexedDB !== null;
+    if (this.indexedDB !== null) {
+      awaitHeldMarkers(this.indexedDB, {
+        hubId: this.hubId, lostHubs, pending: this.heldMarkers, timeout: this.liveness.MARKERS_LISTED_WITHIN,
+        log: (level, text) => this.log(level, text), scanned: () => this.markersScanned(),
+      });
+    }
+  }
+
+  /** The held markers are listed (held-markers.js): any whose context lives opens the reclaim window. */
+  markersScanned() {
+    if (!this.scanningMarkers) return;
+    this.scanningMarkers = false;
+    if (this.heldMarkers.size > 0 && !this.reclaimStarted) this.openReclaimWindow();
   }
 
   /** A context answered the announcement: it held locks or waited under another hub. */
@@ -527,7 +547,11 @@ export class Hub {
   }
 
   closeReclaimWindow() {
-    if (this.survivorsWaited()) {
+    if (this.heldMarkers.size > 0 && !this.toldOfMarkers) {
+      this.toldOfMarkers = true;
+      this.log('info', `the reclaim window waits for ${this.heldMarkers.size} busy survivor(s) of the lost hub with no sentinel`);
+    }
+    if (this.survivorsWaited() || this.scanningMarkers || this.heldMarkers.size > 0) {
       this.reclaimUntil = this.now() + this.liveness.TICK;
       this.reclaimTimer = setTimeout(() => this.closeReclaimWindow(), this.liveness.TICK);
       return;

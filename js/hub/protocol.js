@@ -78,6 +78,7 @@ export const LIVENESS = Object.freeze({
   CLIENT_CHECK_EVERY: 250,
   RECLAIM_WINDOW: 2500,
   STARTUP_HOLD: 100,
+  MARKERS_LISTED_WITHIN: 2000, // a new hub waits this long at most for the list of held markers (held-markers.js)
   // The queue order of waiting requests (for re-registration after a hub loss) is sent in batches,
   // this long after the first request of a batch queued: a request granted sooner costs no message.
   QUEUE_ORDER_BATCH: 50,
@@ -90,7 +91,7 @@ export const LIVENESS = Object.freeze({
   // channel this often until its context has re-registered (a busy context cannot); the new hub
   // keeps its reclaim window open while such a survivor was heard within SURVIVOR_SILENT_AFTER.
   SURVIVOR_SAY_EVERY: 250,
-  SURVIVOR_SILENT_AFTER: 1000,
+  SURVIVOR_SILENT_AFTER: 2500,
   // A dedicated worker starts its sentinel once its first request is answered, or this long after
   // the hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
   SENTINEL_START_LATEST: 50,
@@ -130,6 +131,20 @@ export function storageRetryDelay(attempt) {
 
 /** The name of every alive database (js/browser/alive-database.js): the prefix, then a random id. */
 export const ALIVE_PREFIX = 'weblocks-alive:';
+
+/**
+ * A context's held marker (js/browser/held-marker.js): an IndexedDB database it holds open while
+ * it holds or waits under hub `hubId` and has no sentinel to speak for it. Named
+ * `weblocks-held:<hubId> <random id>`.
+ */
+export const HELD_PREFIX = 'weblocks-held:';
+export const heldMarkerName = (hubId, id) => `${HELD_PREFIX}${hubId} ${id}`;
+/** The hub id in a held marker's name, or null for any other name. */
+export function heldMarkerHub(name) {
+  if (typeof name !== 'string' || !name.startsWith(HELD_PREFIX)) return null;
+  const [hubId, id] = name.slice(HELD_PREFIX.length).split(' ');
+  return id === undefined ? null : hubId;
+}
 
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):
 // a fresh hub says { t: 'hub-started', hubId }; a context that holds or waits under another hub

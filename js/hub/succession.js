@@ -6,8 +6,11 @@
 // the origin can say the same: measured before this record, a forged claim on a hub younger than
 // 5 s held every grant back for 2.5 s. So a hub now learns from its predecessor whether a claim can
 // be true. Each hub keeps one record per lock space in IndexedDB, which survives its process:
-//   { hubId, clients: true }   written before it serves anyone, and again when a client registers
-//                              after it was idle (it grants nothing until that is written);
+//   { hubId, clients: true, heirOf }
+//                              written before it serves anyone (heirOf: the hub it succeeds, if
+//                              that one was lost with clients: held-markers.js waits for both's
+//                              survivors), and again, without heirOf, when a client registers after
+//                              it was idle (it grants nothing until that is written);
 //   { hubId, clients: false }  written when no registered client is left (every context said bye,
 //                              or was declared dead): nobody can hold or wait under it any more.
 // Whatever deletes it meanwhile (site data cleared) closes the hub's connection: it writes it again.
@@ -32,6 +35,16 @@ const OPEN_TIMEOUT = 2000;
 // stillOpen()'s read: past this, the question goes to the contexts instead (alive.js).
 const STILL_OPEN_TIMEOUT = 250;
 
+/**
+ * The hubs whose clients may survive them, by the record the previous hub left: that hub if it
+ * was lost with clients, and the hub it had succeeded the same way (a second loss while a
+ * survivor of the first was still busy).
+ */
+export function lostHubIds(record, hubId) {
+  if (predecessorFrom(record, hubId) !== PREDECESSOR.lost) return [];
+  return [record.hubId, record.heirOf].filter((id) => typeof id === 'string' && id !== hubId);
+}
+
 /** What a record left by the previous hub says about its clients. */
 export function predecessorFrom(record, hubId) {
   if (record === undefined || record === null || typeof record !== 'object') return PREDECESSOR.none;
@@ -50,14 +63,15 @@ export function predecessorFrom(record, hubId) {
 export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB, log = () => {}, timeout = OPEN_TIMEOUT } = {}) {
   const unreadable = (why) => {
     log('warn', `the hub cannot keep its succession record (${why}): after a hub loss, a claim of one cannot be checked, so any claim may hold grants back for the reclaim window`);
-    return { predecessor: PREDECESSOR.unknown, serving: () => null, idle: () => Promise.resolve(), connection: () => null, stillOpen: () => Promise.resolve(false) };
+    return { predecessor: PREDECESSOR.unknown, lostHubs: [], serving: () => null, idle: () => Promise.resolve(), connection: () => null, stillOpen: () => Promise.resolve(false) };
   };
   if (indexedDB === undefined || indexedDB === null) return unreadable('no IndexedDB here');
   let db;
   let previous;
   try {
     db = await withTimeout(openDatabase(indexedDB), timeout, 'IndexedDB did not open');
-    previous = await withTimeout(writeRecord(db, space, { hubId, clients: true }, true), timeout, 'IndexedDB did not answer');
+    // heirOf: the hub lost before this one, whose survivors may still come to this one's successor.
+    previous = await withTimeout(writeRecord(db, space, (before) => ({ hubId, clients: true, heirOf: lostHubIds(before, hubId)[0] }), true), timeout, 'IndexedDB did not answer');
   } catch (error) {
     try { db?.close(); } catch { /* not open */ }
     return unreadable(error?.message ?? String(error));
@@ -92,6 +106,7 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
   keepOpen(db);
   return {
     predecessor: predecessorFrom(previous, hubId),
+    lostHubs: lostHubIds(previous, hubId),
     serving() {
       if (clients) return null;
       clients = true;
@@ -134,19 +149,29 @@ function openDatabase(indexedDB) {
   });
 }
 
-/** Puts `value` under `space`; resolves once committed, to the value it replaced when `read`. */
+/**
+ * Puts `value` under `space` (with `read`, `value` is a function of the record it replaces);
+ * resolves once committed, to the value it replaced when `read`.
+ */
 function writeRecord(db, space, value, read) {
   return new Promise((resolve, reject) => {
     const transaction = db.transaction(STORE, 'readwrite');
     const store = transaction.objectStore(STORE);
     let previous;
-    if (read) store.get(space).onsuccess = (event) => { previous = event.target.result; };
-    store.put({ ...value, at: Date.now() }, space);
+    // Sent as soon as the last request is, not when this task ends: an idle hub may be ended by
+    // the browser at any moment.
+    const put = (record) => { store.put({ ...record, at: Date.now() }, space); transaction.commit?.(); };
+    if (read) {
+      store.get(space).onsuccess = (event) => {
+        previous = event.target.result;
+        put(value(previous));
+      };
+    } else {
+      put(value);
+    }
     transaction.oncomplete = () => resolve(previous);
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error ?? new Error('transaction aborted'));
-    // Sent now, not when this task ends: an idle hub may be ended by the browser at any moment.
-    transaction.commit?.();
   });
 }
 

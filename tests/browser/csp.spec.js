@@ -6,21 +6,12 @@
 // sentinel a policy forbids keeps its locks while it is busy (js/hub/hub.js silenceProvesNothing).
 import { test, expect, call } from './support/fixtures.js';
 import { TASK_MS, busyHolderKeepsItsLock } from './support/busy-holder.js';
+import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
 
 // The README's policy ("Content-Security-Policy and Trusted Types"): pages need nothing beyond
 // 'self' (the sentinel is a same-origin script); only the hub compiles WebAssembly.
 export const PAGE_POLICY = "default-src 'self'";
 export const HUB_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
-
-async function openAt(session, base, file = 'plain.html') {
-  const logs = [];
-  const tab = await session.open(`${base}tests/browser/pages/${file}`, (page) => {
-    page.on('console', (message) => logs.push(`${message.type()}: ${message.text()}`));
-  });
-  await tab.waitForFunction(() => typeof window.harness === 'object');
-  tab.logs = logs;
-  return tab;
-}
 
 /** Two tabs and a worker of the first on `base`: a busy tab, then a busy worker, keep their locks. */
 async function busyHoldersKeepTheirLocks(session, base) {
@@ -60,7 +51,7 @@ test('with default-src \'self\' on the hub too, every request fails at once with
 
 test(`with a worker-src that allows the hub but not the sentinel, a busy tab keeps its lock for ${TASK_MS} ms and its console says why and what to fix`, async ({ session, servers, engine }) => {
   // Only the hub's own URL may start as a worker: the sentinel may not.
-  const base = await servers.withPolicy((origin) => `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src ${origin}build/dist/weblocks-hub.js`);
+  const base = await servers.withPolicy(FORBIDS_SENTINEL);
   const host = await openAt(session, base);
   await call(host, 'query');
   const [a, b] = [await openAt(session, base), await openAt(session, base)];

@@ -7,6 +7,7 @@
 // WebKit relaunches the dead worker and hands it the survivors' original ports as fresh `connect`
 // events. Times are recorded, not asserted.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
+import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
 
 // Stamps of two tabs (performance.timeOrigin + now()) come from two processes whose time origins
 // differ by a few tens of microseconds (0.04 ms seen in Firefox). A grant that came before the
@@ -35,6 +36,26 @@ async function recoverWithoutOverlap(pages, oldHubId, exclusive, timeoutMs = 20_
     if (Date.now() > deadline) throw new Error(`not every page reached a new hub within ${timeoutMs} ms: ${JSON.stringify(connections)}; states ${JSON.stringify(states)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * `holder` ([page, path to its worker, or []]) holds `name` as its busy handle `busy`: the waiter
+ * queues for it, the holder's task starts, and the hub's process dies. The waiter must be granted
+ * only after the holder left its critical section, and the holder's result must be accepted.
+ * Resolves to the ms from that exit to the grant.
+ */
+async function busyAcrossHubLoss({ holder: [page, path], busy, name, waiter, host, killHubProcess, who }) {
+  const waiting = await call(waiter, 'request', name);
+  await until(waiter, (s) => named(s.pending, name).length === 1, `the waiter is queued behind the busy ${who}`);
+  await call(page, path, 'go', busy);
+  await killHubProcess(host);
+  const granted = await call(waiter, 'granted', waiting);
+  const section = await call(page, path, 'section', busy);
+  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+  expect(granted.at, `the waiter was granted only after the busy ${who} left its critical section`).toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
+  expect(await call(page, path, 'settled', busy), `the ${who}'s callback result was accepted`).toEqual({ ok: true });
+  await call(waiter, 'release', waiting);
+  return granted.at - section.exitedAt;
 }
 
 test('when the hub\'s process dies, the tabs that hold and wait re-register with a new hub in order, with no overlap', async ({ openTab, killHubProcess }) => {
@@ -157,15 +178,42 @@ test('when the hub\'s process dies while a holder is busy in its callback, the h
   // thread is free): the holder then had no one to speak for it, and the waiter was granted 2.4 s
   // before the holder left its section (docs/browser.md, "Hub loss and reclaim", what remains).
   await expect.poll(async () => (await call(a, 'backendState')).sentinel?.answered, { message: 'the holder\'s sentinel answered the hub', timeout: 15_000 }).toBe(true);
-  const waiting = await call(b, 'request', name);
-  await until(b, (s) => named(s.pending, name).length === 1, 'the waiter is queued behind the busy holder');
-  await call(a, 'go', busy);
-  await killHubProcess(host);
-  const granted = await call(b, 'granted', waiting);
-  const section = await call(a, 'section', busy);
-  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  expect(granted.at, 'the waiter was granted only after the busy holder left its critical section').toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
-  report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task: holder left its section -> waiter granted`, granted.at - section.exitedAt);
-  expect(await call(a, 'settled', busy), 'the holder\'s callback result was accepted').toEqual({ ok: true });
-  await call(b, 'release', waiting);
+  const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder' });
+  report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task: holder left its section -> waiter granted`, after);
+});
+
+test('when the hub\'s process dies while a holder that has no sentinel (a policy forbids it) is busy in its callback, the holder keeps its lock until its callback ends', async ({ session, servers, killHubProcess, engine }) => {
+  // Nothing answers for this holder while its task runs: not its sentinel (forbidden), not the
+  // holder itself. What the next hub waits for is its held marker (js/browser/held-marker.js), a
+  // database the browser holds open for it however busy it is.
+  const base = await servers.withPolicy(FORBIDS_SENTINEL);
+  const open = (file) => openAt(session, base, file);
+  const host = await open('plain.html');
+  await call(host, 'query');
+  const [a, b] = [await open('plain.html?coi'), await open('plain.html?coi')];
+  const name = 'busy-with-no-one-to-speak';
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  await call(a, 'granted', busy);
+  expect((await call(a, 'backendState')).sentinel, `the policy keeps the sentinel from starting (${engine})`).toMatchObject({ failed: true, answered: false });
+  const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder' });
+  report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: holder left its section -> waiter granted`, after);
+});
+
+test('when the hub\'s process dies while a dedicated worker that has no sentinel is busy in its callback, the worker keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
+  // As a Firefox dedicated worker always is (js/browser/sentinel.js): its creator vouches for it
+  // at a live hub, but cannot re-register the worker's locks for it after a loss. Its held marker
+  // is what the next hub waits for.
+  const host = await openTab();
+  await call(host, 'query');
+  // A worker of the host's too: Firefox's killHubProcess finds the hub's process as the one with
+  // the most worker threads (the host's: hub, sentinel, this worker; a's: its sentinel, its worker).
+  await call(host, 'spawn', '/tests/browser/pages/worker.js');
+  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
+  const name = 'busy-worker-across-hub-loss';
+  const busy = await call(a, [w], 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  await call(a, [w], 'granted', busy);
+  expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeNull();
+  const after = await busyAcrossHubLoss({ holder: [a, [w]], busy, name, waiter: b, host, killHubProcess, who: 'worker' });
+  report(`hub killed during a worker's ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: worker left its section -> waiter granted`, after);
 });

@@ -6,6 +6,7 @@
 // Every engine: the crashed tab's process really dies (Chromium: Page.crash; Firefox, WebKit:
 // SIGKILL to the tab's own content / web process, see support/engines/).
 import { test, expect, call, until, named, report } from './support/fixtures.js';
+import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
 
 // The heartbeat bound by construction (js/hub/protocol.js LIVENESS): DEAD_AFTER + TICK = 1750 ms.
 // The ceiling leaves room for a loaded 2-core machine; the measured value is what we report.
@@ -86,12 +87,8 @@ test('a tab whose process crashed while holding a lock has it released through t
 test('a tab whose sentinel never answered (a policy forbids it), crashed while holding a lock, has it released through its alive database', async ({ session, servers, crashTab, engine }) => {
   // Silence proves nothing of such a tab (js/hub/hub.js silenceProvesNothing): the browser closing
   // its alive database does, whether or not its sentinel ever answered (js/hub/alive.js).
-  const base = await servers.withPolicy((origin) => `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src ${origin}build/dist/weblocks-hub.js`);
-  const open = async (file) => {
-    const tab = await session.open(`${base}tests/browser/pages/${file}`);
-    await tab.waitForFunction(() => typeof window.harness === 'object');
-    return tab;
-  };
+  const base = await servers.withPolicy(FORBIDS_SENTINEL);
+  const open = (file) => openAt(session, base, file);
   const host = await open('plain.html');
   await call(host, 'query');
   const [a, b] = [await open('plain.html?coi'), await open('plain.html?coi')];

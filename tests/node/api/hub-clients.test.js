@@ -867,3 +867,25 @@ test('a query made between requests that flow control still keeps in the context
   holder.release();
   await Promise.all([...before, ...after]);
 });
+
+test('a dedicated worker whose creator holds nothing reaches the next hub after a hub loss: its creator finds the loss when asked for a port, and hands the port to the new hub', async (t) => {
+  // The creator, with nothing outstanding of its own, had stopped checking its hub; the port its
+  // worker asked for went to the dead hub, and the worker never reached a new one.
+  const liveness = { TICK: 20, PING_AFTER: 40, DEAD_AFTER: 60_000, HUB_SILENT_AFTER: 100, PROBE_TIMEOUT: 100, CLIENT_CHECK_EVERY: 20 };
+  const space = await lockSpace(t, liveness);
+  const creator = space.client('creator', liveness);
+  await creator.locks.query(); // registered, then nothing outstanding
+  await until(() => creator.backend.checkTimer === null, 'the creator stopped checking its hub');
+  const worker = workerOf(space, creator, 1, 'worker', liveness);
+  const held = requestHandle(worker.locks, 'x');
+  await held.granted;
+  worker.hubSide().port.close(); // the port its creator handed the hub dies with the hub
+  await space.replaceHub({ hubId: 'second', liveness: { ...liveness, RECLAIM_WINDOW: 500 } });
+  await until(() => worker.backend.hubId === 'second', 'the worker is on the new hub', 10_000);
+  assert.equal(creator.backend.hubId, 'second', 'its creator found the loss too');
+  assert.equal(worker.backend.records.size, 1, 'the worker still holds x');
+  const state = await worker.locks.query();
+  assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'worker']], 'the new hub took x back for the worker');
+  held.release();
+  assert.equal((await held.settled).ok, true);
+});

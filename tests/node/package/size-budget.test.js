@@ -31,11 +31,14 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // extendedLifetime, and the other way at once when a hub started the other way refuses it
 // (context.js startHub: a reload of the only tab finds its hub running in Chromium), about 170 B
 // on the page, and the version mismatch error saying that Chromium keeps an idle hub a few minutes
-// about 60 B. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
+// about 60 B. Held markers (a busy survivor that no sentinel speaks for keeps the next hub's reclaim
+// window open: js/browser/held-marker.js, js/hub/held-markers.js, succession.js heirOf), and a
+// creator holding its worker's port while its hub is silent, about 350 B on the page and 640 B on
+// the hub. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 18_100,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 17_950,
-  'weblocks-hub.js': 18_700,
+  'weblocks-polyfill.js': 18_500,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_300,
+  'weblocks-hub.js': 19_350,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };

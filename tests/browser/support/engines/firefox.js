@@ -63,6 +63,7 @@ class FirefoxSession {
     this.browserPid = browserPid;
     this.context = context;
     this.opening = Promise.resolve();
+    this.tabs = [];
   }
 
   /** A new tab with `url` loaded; `listen(tab)` runs before the load. */
@@ -73,6 +74,7 @@ class FirefoxSession {
       listen?.(tab);
       await tab.goto(url);
       tab.processes = tabProcesses(this.browserPid).filter((pid) => !before.has(pid));
+      this.tabs.push(tab);
       return tab;
     };
     return openInTurn(this, run);
@@ -92,11 +94,14 @@ class FirefoxSession {
   /**
    * Kills the process that runs the hub and resolves once it has exited. Firefox names every
    * worker thread "DOM Worker"; each polyfilled tab runs one (its sentinel, js/browser/sentinel.js)
-   * and the specs that call this start no others, so the hub's process is the tab process with
-   * more worker threads than any other: it must be the host's (the tab that started the hub alone).
+   * unless a policy forbids it, and the specs that call this start no others in the tabs that
+   * survive, so the hub's process is, among this session's tabs, the one with more worker threads
+   * than any other: it must be the host's (the tab that started the hub alone). Tabs of earlier
+   * sessions are not compared: their processes may outlive them, with workers of their own.
    */
   async killHub(host) {
-    const pids = tabProcesses(this.browserPid);
+    const ours = new Set(this.tabs.flatMap((tab) => tab.processes));
+    const pids = tabProcesses(this.browserPid).filter((p) => ours.has(p));
     const workers = new Map(pids.map((pid) => [pid, threadNames(pid).filter((name) => name === 'DOM Worker').length]));
     const pid = this.processOf(host);
     const others = pids.filter((p) => p !== pid).map((p) => workers.get(p));
