@@ -20,7 +20,7 @@ export class HeldMarker {
   constructor(indexedDB) {
     this.indexedDB = indexedDB;
     this.hubId = null;   // the hub the open marker is under, or null
-    this.marker = null;  // { name, db (null until opened), dropped }
+    this.marker = null;  // { name, indexedDB, db (null until opened), dropped }
   }
 
   /** Marked under `hubId` from now on (null: not marked), opening a fresh marker if that changed. */
@@ -28,7 +28,8 @@ export class HeldMarker {
     if (hubId === this.hubId) return;
     this.drop();
     if (hubId === null || this.indexedDB === null) return;
-    const marker = { name: heldMarkerName(hubId, randomUuid()), db: null, dropped: false };
+    // Its own factory: a later open that throws makes this.indexedDB null meanwhile.
+    const marker = { name: heldMarkerName(hubId, randomUuid()), indexedDB: this.indexedDB, db: null, dropped: false };
     let request;
     try {
       request = this.indexedDB.open(marker.name);
@@ -40,7 +41,7 @@ export class HeldMarker {
     this.marker = marker;
     request.onsuccess = () => {
       marker.db = request.result;
-      if (marker.dropped) remove(this.indexedDB, marker);
+      if (marker.dropped) remove(marker);
     };
     request.onerror = (event) => event.preventDefault?.();
   }
@@ -52,13 +53,13 @@ export class HeldMarker {
     this.hubId = null;
     if (marker === null) return;
     marker.dropped = true;
-    if (marker.db !== null) remove(this.indexedDB, marker);
+    if (marker.db !== null) remove(marker);
   }
 }
 
-function remove(indexedDB, marker) {
+function remove(marker) {
   try {
     marker.db.close();
-    indexedDB.deleteDatabase(marker.name);
+    marker.indexedDB.deleteDatabase(marker.name);
   } catch { /* gone with the storage already */ }
 }

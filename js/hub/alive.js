@@ -85,15 +85,25 @@ function confirm(hub, conn, watch, round) {
   }, hub.liveness.ALIVE_CONFIRM_WAIT);
 }
 
+/** The names of the origin's databases: one listing for a starting hub's sweeps (rejects where none can be had). */
+export function listDatabases(indexedDB) {
+  try {
+    return Promise.resolve(indexedDB.databases()).then((databases) => databases.map(({ name }) => name));
+  } catch (error) {
+    return Promise.reject(error); // indexedDB.databases missing
+  }
+}
+
 /**
  * A starting hub deletes the alive databases nobody watches any more (their windows died under an
  * earlier hub). A live window's stays open, and its delete waits, harmlessly, until that window
  * goes. Where the browser cannot list databases (indexedDB.databases missing), they stay: one
  * empty database per window that crashed while no hub watched it.
  */
-export async function sweepAliveDatabases(indexedDB) {
-  if (indexedDB === null || typeof indexedDB.databases !== 'function') return;
-  try {
-    for (const { name } of await indexedDB.databases()) if (name?.startsWith(ALIVE_PREFIX)) indexedDB.deleteDatabase(name);
-  } catch { /* no list: as above */ }
+export function sweepAliveDatabases(indexedDB, names) {
+  for (const name of names) {
+    try {
+      if (name?.startsWith(ALIVE_PREFIX)) indexedDB.deleteDatabase(name);
+    } catch { /* gone with the storage */ }
+  }
 }

@@ -8,11 +8,11 @@
 import { heldMarkerHub } from './protocol.js';
 
 /**
- * Starts the deletes. `pending` (a Set) gets the names of the markers under `lostHubs` whose
- * delete has not completed; `scanned()` is called once every delete was sent, or after `timeout`
- * ms if the browser does not list its databases in time.
+ * Starts the deletes, from `listing` (alive.js listDatabases). `pending` (a Set) gets the names of
+ * the markers under `lostHubs` whose delete has not completed; `scanned()` is called once every
+ * delete was sent, or after `timeout` ms if the browser does not list its databases in time.
  */
-export function awaitHeldMarkers(indexedDB, { hubId, lostHubs, pending, scanned, log, timeout }) {
+export function awaitHeldMarkers(indexedDB, listing, { hubId, lostHubs, pending, scanned, log, timeout }) {
   let done = false;
   const finish = () => {
     if (done) return;
@@ -25,14 +25,8 @@ export function awaitHeldMarkers(indexedDB, { hubId, lostHubs, pending, scanned,
     finish();
   };
   const timer = setTimeout(() => unlisted(`IndexedDB did not list its databases within ${timeout} ms`), timeout);
-  let listing;
-  try {
-    listing = indexedDB.databases();
-  } catch (error) {
-    listing = Promise.reject(error);
-  }
-  Promise.resolve(listing).then((databases) => {
-    for (const { name } of databases) {
+  listing.then((names) => {
+    for (const name of names) {
       const markedUnder = heldMarkerHub(name);
       if (markedUnder === null || markedUnder === hubId) continue;
       const waited = !done && lostHubs.includes(markedUnder);

@@ -12,7 +12,7 @@ import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE,
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
-import { watchAlive, unwatchAlive, sweepAliveDatabases } from './alive.js';
+import { watchAlive, unwatchAlive, listDatabases, sweepAliveDatabases } from './alive.js';
 import { awaitHeldMarkers } from './held-markers.js';
 import { FairInbox } from './fair-inbox.js';
 import { Quota, requestCost, MESSAGE_COST } from './quota.js';
@@ -124,7 +124,9 @@ export class Hub {
     this.survivors = new Map(); // clientId -> when its sentinel last said it survives a lost hub (survivorAlive)
     this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
     this.indexedDB = options.indexedDB ?? null;
-    sweepAliveDatabases(this.indexedDB);
+    // One listing of the origin's databases for both sweeps: alive databases, held markers (below).
+    const listing = this.indexedDB === null ? null : listDatabases(this.indexedDB);
+    listing?.then((names) => sweepAliveDatabases(this.indexedDB, names), () => { /* no list: they stay */ });
     this.timer = setInterval(() => this.tick(), this.liveness.TICK);
     this.reclaimTimer = null;
     // The origin-wide hub announces itself (the in-context fallback does not): contexts that
@@ -147,7 +149,7 @@ export class Hub {
     const lostHubs = this.predecessor === PREDECESSOR.lost && this.reclaimTimer !== null ? this.succession?.lostHubs ?? [] : [];
     this.scanningMarkers = lostHubs.length > 0 && this.indexedDB !== null;
     if (this.indexedDB !== null) {
-      awaitHeldMarkers(this.indexedDB, {
+      awaitHeldMarkers(this.indexedDB, listing, {
         hubId: this.hubId, lostHubs, pending: this.heldMarkers, timeout: this.liveness.MARKERS_LISTED_WITHIN,
         log: (level, text) => this.log(level, text), scanned: () => this.markersScanned(),
       });
