@@ -194,7 +194,9 @@ test('when the hub\'s process dies while a holder that has no sentinel (a policy
   const name = 'busy-with-no-one-to-speak';
   const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
   await call(a, 'granted', busy);
-  expect((await call(a, 'backendState')).sentinel, `the policy keeps the sentinel from starting (${engine})`).toMatchObject({ failed: true, answered: false });
+  // The browser's refusal comes as the sentinel's `error` event, after the grant in Firefox (seen
+  // once in a full run): the marker is opened then, which is this case's premise.
+  await expect.poll(async () => (await call(a, 'backendState')).sentinel, { message: `the policy keeps the sentinel from starting (${engine})`, timeout: 15_000 }).toMatchObject({ failed: true, answered: false });
   const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder' });
   report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: holder left its section -> waiter granted`, after);
 });
