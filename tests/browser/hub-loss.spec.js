@@ -47,9 +47,11 @@ async function recoverWithoutOverlap(pages, oldHubId, exclusive, timeoutMs = 20_
 async function busyAcrossHubLoss({ holder: [page, path], busy, name, waiter, host, killHubProcess, who }) {
   const waiting = await call(waiter, 'request', name);
   await until(waiter, (s) => named(s.pending, name).length === 1, `the waiter is queued behind the busy ${who}`);
+  const { hubId } = await call(waiter, 'connection');
   await call(page, path, 'go', busy);
   await killHubProcess(host);
   const granted = await call(waiter, 'granted', waiting);
+  expect((await call(waiter, 'connection')).hubId, 'the waiter was granted by a new hub: the kill took the hub down').not.toBe(hubId);
   const section = await call(page, path, 'section', busy);
   expect(section.exitedAt, 'the busy task ended').not.toBeNull();
   expect(granted.at, `the waiter was granted only after the busy ${who} left its critical section`).toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
