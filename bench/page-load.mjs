@@ -1,5 +1,6 @@
 // What a page pays before its first lock (issue 29): the first grant (bench/browser/first-grant.mjs)
-// and the bytes it downloads, ours against Chromium's native navigator.locks and the npm peers; and
+// and the bytes it downloads, ours against Chromium's native navigator.locks, a bare SharedWorker
+// round trip (the floor of any SharedWorker-based polyfill) and the npm peers; and
 // how soon a crashed tab's lock reaches a waiter (bench/browser/crash-release.mjs).
 //   node bench/page-load.mjs [--rounds N]
 // Writes bench/results/page-load.json and bench/results/page-load.md; the README's figures come
@@ -59,15 +60,17 @@ function markdown(results) {
     'ms from `request()` to the callback, median of the runs (interquartile range); ours is the classic polyfill on an insecure origin,',
     'native is Chromium\'s own navigator.locks on 127.0.0.1, same page. Ours asks for its hub with Chromium\'s SharedWorker',
     '`extendedLifetime` option (the hub outlives a reload: docs/browser.md, "The hub\'s lifetime"); "ours, without extendedLifetime"',
-    'is ours with the hub asked for without it, as before.',
+    'is ours with the hub asked for without it, as before. "floor" is no lock space: one round trip to a SharedWorker that answers',
+    'at once (bench/browser/floor-client.js), asked for as ours asks for its hub, on the same insecure origin: what the platform',
+    'charges any SharedWorker-based polyfill; ours minus floor is what our own code costs.',
     '',
-    '| case | native | ours | ours / native | ours, without extendedLifetime |',
-    '|---|---:|---:|---:|---:|',
+    '| case | native | ours | ours / native | ours, without extendedLifetime | floor | ours - floor |',
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of results.firstGrant) {
     const by = Object.fromEntries(row.contenders.map((c) => [c.id, c.summary]));
     const cell = (s) => `${s.median.toFixed(1)} (${s.q1.toFixed(1)}-${s.q3.toFixed(1)})`;
-    lines.push(`| ${CASES[row.case]} | ${cell(by.native)} | ${cell(by.ours)} | ${(by.ours.median / by.native.median).toFixed(1)}x | ${cell(by['ours-plain'])} |`);
+    lines.push(`| ${CASES[row.case]} | ${cell(by.native)} | ${cell(by.ours)} | ${(by.ours.median / by.native.median).toFixed(1)}x | ${cell(by['ours-plain'])} | ${cell(by.floor)} | ${(by.ours.median - by.floor.median).toFixed(1)} |`);
   }
   if (results.crashRelease) {
     const by = Object.fromEntries(results.crashRelease.map((c) => [c.id, c.summary]));

@@ -100,13 +100,13 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // The sentinel answers the hub for this context while its event loop is busy (sentinel.js).
   const sentinelWorker = viaHub ? sentinelWorkerFor(scope, kind) : null;
   const sentinel = sentinelWorker === null ? null
-    : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope, channel: hubName, onFail: () => backend.vouch() });
+    : new Sentinel(sentinelWorker.Worker, sentinelUrlOf(hubUrl, scope), () => backend.hubSilent(), { shared: sentinelWorker.shared, scope, channel: hubName, onFail: () => backend.vouch(), onAnswer: () => backend.vouch() });
   // A window's crash reaches the hub through its alive database where IndexedDB allows one
   // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
   // What the next hub waits for if this context is busy when its hub dies and it has no sentinel.
   const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope)) : null;
-  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, sentinelAfterFirstAnswer: kind === 'dedicated-worker' });
+  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

@@ -1,6 +1,7 @@
 // This context's held marker: an IndexedDB database it holds open while it holds or waits under a
 // hub and nothing else could speak for it, were it busy in a long task when that hub died: it has
-// no sentinel (a Firefox dedicated worker; a Content-Security-Policy forbids it). The
+// no sentinel (a Firefox dedicated worker; a Content-Security-Policy forbids it), or its sentinel
+// has not answered yet (it starts after the context's first answer: hub-backend.js). The
 // next hub finds the markers left under the hub it succeeds (js/hub/held-markers.js) and
 // keeps its reclaim window open until each is closed: its context re-registered (and dropped it),
 // or died (the browser closed it). Without it, such a context's lock went to a waiter 2.5 s after

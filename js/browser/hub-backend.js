@@ -85,9 +85,6 @@ export class HubBackend {
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
     this.sentinel = options.sentinel ?? null; // js/browser/sentinel.js: answers the hub's pings for this context
-    // Start the sentinel once the first request is answered, not with the first request (a
-    // dedicated worker: sendSentinelSoon).
-    this.sentinelAfterFirstAnswer = options.sentinelAfterFirstAnswer === true;
     // A window's alive database (js/browser/alive-database.js): its crash reaches the hub from the browser.
     this.aliveDatabase = options.aliveDatabase ?? null;
     this.aliveSent = null;      // the alive database's name as last sent to the hub
@@ -290,20 +287,21 @@ export class HubBackend {
   /** Gets a port and says hello; `lostHub`: the id of a hub that died under us (reclaim). */
   open(lostHub) {
     if (this.connecting !== null) return;
-    if (!this.sentinelAfterFirstAnswer) this.sentinel?.prepare(); // starts while the hub says hello
-    this.aliveDatabase?.open();
     // A port already at hand for the first connection: attached now, so that the first request
     // goes out within request() itself, ahead of anything this context does after it.
     const now = this.hubId === null ? (this.connectNow?.() ?? null) : null;
-    if (now !== null) { this.attach(now.port, lostHub, now.heard); return; }
-    this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
-      this.connecting = null;
-      this.attach(port, lostHub);
-    }, (error) => {
-      this.connecting = null;
-      this.fail(error instanceof Error || error instanceof DOMException
-        ? error : new DOMException(String(error), 'NotSupportedError'));
-    });
+    if (now !== null) {
+      this.attach(now.port, lostHub, now.heard);
+    } else {
+      this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
+        this.connecting = null;
+        this.attach(port, lostHub);
+      }, (error) => {
+        this.connecting = null;
+        this.fail(error instanceof Error || error instanceof DOMException
+          ? error : new DOMException(String(error), 'NotSupportedError'));
+      });
+    }
   }
 
   /** `heard`: what the hub said on `port` before (a port made before the first request). */
@@ -328,6 +326,7 @@ export class HubBackend {
     if (this.earlyHub !== null) this.lastCheck = this.now();
     if (this.hubId === null) this.freshHello();
     else this.hello(lostHub);
+    this.aliveDatabase?.open();
   }
 
   /**
@@ -539,8 +538,7 @@ export class HubBackend {
     // meanwhile); the others' first message is still on its way.
     for (const [call, observer] of this.observers) if (observer.started) this.send({ t: C.observe, call });
     this.vouch();
-    if (this.sentinelAfterFirstAnswer) this.sendSentinelSoon();
-    else this.sendSentinel();
+    this.sendSentinelSoon();
     this.sendAlive();
     this.idle();
   }
@@ -612,11 +610,11 @@ export class HubBackend {
   vouch() {
     const hubId = this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null;
     this.sentinel?.vouch(hubId, this.clientId);
-    // Without a sentinel (none can run here, or ours failed to start), a marker is what the next
-    // hub waits for if we are busy then. One still starting is counted on: a marker opened as the
-    // page loads costs its first grant time, and does not cover a page busy from its first
-    // callback on either (its open reaches the browser's storage only after that task).
-    this.heldMarker?.set(this.sentinel !== null && !this.sentinel.failed ? null : hubId);
+    // Until our sentinel has answered (it starts after our first answer: sendSentinelSoon), or
+    // without one (none can run here, or ours failed to start), a marker is what the next hub
+    // waits for if we are busy then. (It does not cover a context busy from its first callback's
+    // first line: an open made just before a long task reaches Chromium's storage only after it.)
+    this.heldMarker?.set(this.sentinel !== null && !this.sentinel.failed && this.sentinel.answered ? null : hubId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */
@@ -847,26 +845,32 @@ export class HubBackend {
 
   /**
    * After each welcome the hub gets a port to this context's sentinel (js/browser/sentinel.js: it
-   * answers pings for us). A window starts its sentinel with its first request, so that it has
-   * answered the hub soon (a crashed tab's locks go through its alive database only once it has).
-   * A dedicated worker starts it only after its first request has been answered (its callback has
-   * run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing is asked:
-   * a nested worker takes the worker's thread for 1-10 ms and more while it loads, while the
-   * creator's port and the hub's grant wait in its queue (Chromium: the worker's first grant
-   * 24.5 ms median with the sentinel started at request(), 9.7 ms after). Nothing waits for the
+   * answers pings for us). A context starts it only after its first request has been answered (its
+   * callback has run), or LIVENESS.SENTINEL_START_LATEST after the welcome, or at once when nothing
+   * is asked. Starting a worker takes this thread (a nested `new Worker()` 0.2-11 ms, then its
+   * load) while the hub's grant waits in our queue, and in a window it slows the browser's start of
+   * the hub itself (Chromium, fresh profile: the hub's script ran 49-86 ms after `new SharedWorker`
+   * with the sentinel started at request(), 23-40 ms after without). Nothing waits for the
    * sentinel: until it has answered once, the hub never declares the context dead for silence
-   * (js/hub/hub.js silenceProvesNothing); that first answer comes about 6 ms later (50.1 ms after
-   * request() against 43.9 ms; docs/browser.md, Liveness).
+   * (js/hub/hub.js silenceProvesNothing), a crashed window goes by its alive database, and a held
+   * marker speaks for us after a hub loss (vouch); docs/browser.md, Liveness.
    */
   sendSentinelSoon(delay = this.awaitsAnswer() ? this.liveness.SENTINEL_START_LATEST : null) {
     clearTimeout(this.sentinelTimer);
     this.sentinelTimer = null;
     if (delay === null) { this.sendSentinel(); return; }
-    this.sentinelTimer = setTimeout(() => {
+    const fire = () => {
+      if (this.sentinelTimer !== timer) return;
       this.sentinelTimer = null;
       // With a hello in flight, its welcome hands the sentinel to whichever hub answers it.
       if (this.helloEntries === null) this.sendSentinel();
-    }, delay);
+    };
+    // After the first answer: the next task (the callback's first part has run), not a timer: a
+    // background tab's timers are throttled (Firefox: 1 s and more), its sentinel would start that
+    // late, and a tab closed meanwhile whose bye is lost would keep its locks (nothing to time out).
+    const timer = delay === 0 ? {} : setTimeout(fire, delay);
+    this.sentinelTimer = timer;
+    if (delay === 0) nextTask(fire);
   }
 
   /** A request of ours waits for its first answer from the hub. */

@@ -74,10 +74,12 @@ export class Sentinel {
    * @param onHubSilent  called when the sentinel has heard no ping from the hub for
    *                     LIVENESS.SENTINEL_ALARM_AFTER (once per silence)
    * onFail: called when it turns out that no sentinel can run here
+   * onAnswer: called when the sentinel has answered the hub for the first time
    */
-  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis, channel = null, onFail = () => {} } = {}) {
+  constructor(Worker, url, onHubSilent, { shared = false, scope = globalThis, channel = null, onFail = () => {}, onAnswer = () => {} } = {}) {
     this.Worker = Worker;
     this.onFail = onFail;
+    this.onAnswer = onAnswer;
     this.channel = channel; // the hub's announcement channel (its SharedWorker name)
     this.vouched = null;    // what the sentinel was last told to vouch for (vouch())
     this.vouchKey = null;
@@ -90,12 +92,6 @@ export class Sentinel {
     this.handedOut = false; // a port for the hub went to this worker
     this.failed = false;
     this.answered = false; // the sentinel has answered the hub at least once (diagnostics)
-  }
-
-  /** Starts the sentinel's worker ahead of its first port, so that it starts while the hub says hello. */
-  prepare() {
-    if (this.failed || this.worker !== null) return;
-    try { this.start(); } catch (error) { this.fail(error); }
   }
 
   /** A fresh port for the hub, its other end held by the sentinel; null where no sentinel can run. */
@@ -143,7 +139,7 @@ export class Sentinel {
     this.port.onmessage = (event) => {
       if (this.worker !== worker) return;
       if (event.data === 'hub-silent') this.onHubSilent();
-      else if (event.data === 'answering') this.answered = true;
+      else if (event.data === 'answering' && !this.answered) { this.answered = true; this.onAnswer(); }
     };
     worker.onerror = (event) => {
       event.preventDefault?.();

@@ -92,8 +92,8 @@ export const LIVENESS = Object.freeze({
   // keeps its reclaim window open while such a survivor was heard within SURVIVOR_SILENT_AFTER.
   SURVIVOR_SAY_EVERY: 250,
   SURVIVOR_SILENT_AFTER: 2500,
-  // A dedicated worker starts its sentinel once its first request is answered, or this long after
-  // the hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
+  // A context starts its sentinel once its first request is answered, or this long after the
+  // hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
   SENTINEL_START_LATEST: 50,
   // The hub's echo to itself (hearing.js): unanswered for this long, the hub is deaf (it hears no
   // one, so no one's silence counts).

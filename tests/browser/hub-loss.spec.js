@@ -203,6 +203,27 @@ test('when the hub\'s process dies while a holder that has no sentinel (a policy
   report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: holder left its section -> waiter granted`, after);
 });
 
+test('when the hub\'s process dies while a holder whose sentinel has not answered yet is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
+  // A context starts its sentinel after its first answer (js/browser/hub-backend.js
+  // sendSentinelSoon), and a busy window cannot start a worker (Chromium): a holder busy soon after
+  // its first grant has no sentinel yet. Its held marker, open until the sentinel answers, is what
+  // the next hub waits for. Here the sentinel's script comes 30 s late (server.mjs, /slow-sentinel/),
+  // so it surely has not answered when the task starts.
+  const page = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill.js';
+  const host = await openTab(page);
+  await call(host, 'query');
+  const [a, b] = [await openTab(`${page}&coi`), await openTab(`${page}&coi`)];
+  const name = 'busy-before-its-sentinel-answered';
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  await call(a, 'granted', busy);
+  const { hubId } = await call(a, 'connection');
+  await expect.poll(async () => (await b.evaluate(() => indexedDB.databases())).map((d) => d.name).filter((n) => n.startsWith(`weblocks-held:${hubId} `)).length,
+    { message: 'the holder\'s marker is open under its hub', timeout: 15_000 }).toBe(1);
+  expect((await call(a, 'backendState')).sentinel, 'its sentinel has not answered').toMatchObject({ answered: false, failed: false });
+  const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder' });
+  report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task before the sentinel answered: holder left its section -> waiter granted`, after);
+});
+
 test('when the hub\'s process dies while a dedicated worker that has no sentinel is busy in its callback, the worker keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
   // As a Firefox dedicated worker always is (js/browser/sentinel.js): its creator vouches for it
   // at a live hub, but cannot re-register the worker's locks for it after a loss. Its held marker
