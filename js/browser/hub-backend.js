@@ -290,18 +290,15 @@ export class HubBackend {
     // A port already at hand for the first connection: attached now, so that the first request
     // goes out within request() itself, ahead of anything this context does after it.
     const now = this.hubId === null ? (this.connectNow?.() ?? null) : null;
-    if (now !== null) {
-      this.attach(now.port, lostHub, now.heard);
-    } else {
-      this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
-        this.connecting = null;
-        this.attach(port, lostHub);
-      }, (error) => {
-        this.connecting = null;
-        this.fail(error instanceof Error || error instanceof DOMException
-          ? error : new DOMException(String(error), 'NotSupportedError'));
-      });
-    }
+    if (now !== null) { this.attach(now.port, lostHub, now.heard); return; }
+    this.connecting = Promise.resolve().then(() => this.connectPort()).then((port) => {
+      this.connecting = null;
+      this.attach(port, lostHub);
+    }, (error) => {
+      this.connecting = null;
+      this.fail(error instanceof Error || error instanceof DOMException
+        ? error : new DOMException(String(error), 'NotSupportedError'));
+    });
   }
 
   /** `heard`: what the hub said on `port` before (a port made before the first request). */
@@ -326,6 +323,7 @@ export class HubBackend {
     if (this.earlyHub !== null) this.lastCheck = this.now();
     if (this.hubId === null) this.freshHello();
     else this.hello(lostHub);
+    // After the hello has gone: its open is IndexedDB work beside the hub's own start.
     this.aliveDatabase?.open();
   }
 

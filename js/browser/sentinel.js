@@ -91,7 +91,7 @@ export class Sentinel {
     this.port = null;     // where the context talks to it: the Worker, or the SharedWorker's port
     this.handedOut = false; // a port for the hub went to this worker
     this.failed = false;
-    this.answered = false; // the sentinel has answered the hub at least once (diagnostics)
+    this.answered = false; // the sentinel has answered the hub at least once (until then the context keeps a held marker)
   }
 
   /** A fresh port for the hub, its other end held by the sentinel; null where no sentinel can run. */
