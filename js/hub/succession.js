@@ -68,10 +68,15 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
   if (indexedDB === undefined || indexedDB === null) return unreadable('no IndexedDB here');
   let db;
   let previous;
+  // heirOf: the hub lost before this one, whose survivors may still come to this one's successor.
+  const serving = (before) => ({ hubId, clients: true, heirOf: lostHubIds(before, hubId)[0] });
   try {
-    db = await withTimeout(openDatabase(indexedDB), timeout, 'IndexedDB did not open');
-    // heirOf: the hub lost before this one, whose survivors may still come to this one's successor.
-    previous = await withTimeout(writeRecord(db, space, (before) => ({ hubId, clients: true, heirOf: lostHubIds(before, hubId)[0] }), true), timeout, 'IndexedDB did not answer');
+    // A database this open creates (a fresh profile, or site data cleared) has no record yet: this
+    // hub's is written by the transaction that creates it, committed before the open succeeds
+    // (one transaction less before the first grant).
+    let created = false;
+    db = await withTimeout(openDatabase(indexedDB, (store) => { created = true; putRecord(store, space, serving(undefined)); }), timeout, 'IndexedDB did not open');
+    if (!created) previous = await withTimeout(writeRecord(db, space, serving, true), timeout, 'IndexedDB did not answer');
   } catch (error) {
     try { db?.close(); } catch { /* not open */ }
     return unreadable(error?.message ?? String(error));
@@ -139,10 +144,14 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
   };
 }
 
-function openDatabase(indexedDB) {
+/** Opens the record's database; `onCreate(store)`, if given, writes into the one it creates. */
+function openDatabase(indexedDB, onCreate) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onupgradeneeded = () => {
+      const store = request.result.createObjectStore(STORE);
+      onCreate?.(store);
+    };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
     request.onblocked = () => reject(new Error('IndexedDB upgrade blocked'));
@@ -160,7 +169,7 @@ function writeRecord(db, space, value, read) {
     let previous;
     // Sent as soon as the last request is, not when this task ends: an idle hub may be ended by
     // the browser at any moment.
-    const put = (record) => { store.put({ ...record, at: Date.now() }, space); transaction.commit?.(); };
+    const put = (record) => { putRecord(store, space, record); transaction.commit?.(); };
     if (read) {
       store.get(space).onsuccess = (event) => {
         previous = event.target.result;
@@ -173,6 +182,10 @@ function writeRecord(db, space, value, read) {
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error ?? new Error('transaction aborted'));
   });
+}
+
+function putRecord(store, space, record) {
+  store.put({ ...record, at: Date.now() }, space);
 }
 
 function withTimeout(promise, ms, message) {
