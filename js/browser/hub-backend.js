@@ -395,16 +395,14 @@ export class HubBackend {
         // A steal in flight is re-sent as a plain request: the lock it would have stolen may be
         // re-registered by its holder, and a re-registered steal must not break that.
         waiting.push({ token, name: record.name, mode: record.mode, held: false, seq: record.seq });
+      } else {
+        // An ifAvailable request in flight: its answer was lost with the hub (a grant there died
+        // with it). The next hub answers it once what survivors hold is back (spec 3.2.2 step 4:
+        // "not available" only when the lock is), not this context by guessing.
+        waiting.push({ token, name: record.name, mode: record.mode, held: false, seq: null, wait: 'no-wait' });
       }
     }
     waiting.sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity) || a.token - b.token);
-    // ifAvailable requests in flight: their answer was lost with the hub; "not available" is a true answer.
-    for (const [token, record] of this.records) {
-      if (record.state === SENT && record.wait === 'no-wait') {
-        this.records.delete(token);
-        queueMicrotask(() => record.listener.notAvailable(token));
-      }
-    }
     this.helloEntries = held.concat(waiting);
     this.lastLostHub = lostHub;
     this.helloAtCall = this.nextCall;
@@ -440,8 +438,10 @@ export class HubBackend {
       case H.probed: return this.idle();
       case H.welcome: return this.welcome(m);
       case H.rejected:
-        // A hub of another version refuses what it cannot read (version 8: this hello's fields).
-        if (m.v !== PROTOCOL_VERSION) return this.fail(protocolMismatch(m.v, String(m.message)));
+        // A hub of another version refuses what it cannot read (version 8: this hello's fields; 9: a
+        // reclaim entry of an ifAvailable request): what it said is the only clue then. Its own
+        // version mismatch message says nothing more than ours.
+        if (m.v !== PROTOCOL_VERSION) return this.fail(protocolMismatch(m.v, m.reason === 'version' ? '' : String(m.message)));
         // clientIds are public (query() shows them): another connection may have taken ours.
         // Take a new one rather than give up.
         if (m.reason === 'clientId' && this.clientIdRetries++ < 5) return this.retryHello();

@@ -19,8 +19,11 @@
  * task comes as one H.batch. A page reads each message in a task of its own, between the tasks of
  * its own load, so its first grant came two or three tasks after its request (hub.js sendTo). A
  * hub of version 8 refuses such a hello with its own version, which the context names (hub-backend.js).
+ * 10: a hello's reclaim entry may be an ifAvailable request whose answer was lost with the hub
+ * (`wait: 'no-wait'`, never held): the new hub answers it, after the reclaim window (before, the
+ * context answered "not available" itself, even for a free lock).
  */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -170,6 +173,8 @@ export const C = Object.freeze({
                         //   (tid 0, start null where there is no /proc), by which a machine hub knows it lives
                         //   key: a secret of the context (never shown to others): a hello on a new port
                         //   with the key of a live connection resumes that connection (its locks kept)
+                        //   ReclaimEntry: { token, name, mode, held, seq: number|null, wait?: 'no-wait' }: a lock
+                        //   it held, or a request it waits for (wait: an ifAvailable one whose answer was lost)
   request: 'request',   // { t, token, name, mode, wait, under?, reject? }: under: the token of this context's held lock
                         //   inside whose callback it was made; reject: refuse it (failed, OperationError) if it would
                         //   close a certain deadlock

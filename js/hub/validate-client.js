@@ -17,9 +17,11 @@ function hasOnlyKeys(message, keys) {
 }
 
 function checkReclaimEntry(entry) {
-  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq'])
+  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq', 'wait'])
     && isToken(entry.token) && isName(entry.name) && MODES.includes(entry.mode)
     && typeof entry.held === 'boolean'
+    // An ifAvailable request whose answer was lost: never a held lock.
+    && (entry.wait === undefined || (entry.wait === 'no-wait' && entry.held === false))
     && (entry.seq === null || (typeof entry.seq === 'number' && Number.isSafeInteger(entry.seq) && entry.seq >= 0));
 }
 

@@ -9,6 +9,7 @@ import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { HubBackend } from '../../../js/browser/hub-backend.js';
 import { PROTOCOL_VERSION, heldMarkerHub } from '../../../js/hub/protocol.js';
+import { validateClientMessage } from '../../../js/hub/validate-client.js';
 import { HeldMarker } from '../../../js/browser/held-marker.js';
 import { IDBFactory } from 'fake-indexeddb';
 import { createLockManager } from '../../../js/api/index.js';
@@ -124,6 +125,48 @@ test('after a hub loss, waiters of several contexts are re-queued in their order
   assert.equal((await holder.settled).ok, true);
   await Promise.all([first, second]);
   assert.deepEqual(order, ['b', 'c']);
+});
+
+test('ifAvailable requests whose answers were lost with the hub are answered by the next hub once the survivors are back: granted where the lock is free, null where a survivor holds it', async (t) => {
+  // Spec 3.2.2 step 4: "not available" only when the lock is; a grant the lost hub made died with it.
+  const space = await lockSpace(t);
+  const [a, b] = ['a', 'b'].map((id) => space.client(id));
+  const holder = requestHandle(a.locks, 'held-by-a');
+  await holder.granted;
+  assert.equal(await b.locks.request('warm-up', () => 'welcomed'), 'welcomed');
+
+  // The hub dies; b's two ifAvailable requests go to its dead port.
+  await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
+  const answers = [];
+  const windowOpen = () => space.hub.now() < space.hub.reclaimUntil;
+  const onFree = b.locks.request('free', { ifAvailable: true }, (lock) => { answers.push(['free', lock?.name ?? null, windowOpen()]); return lock !== null; });
+  const onHeld = b.locks.request('held-by-a', { ifAvailable: true }, (lock) => { answers.push(['held-by-a', lock?.name ?? null, windowOpen()]); return lock !== null; });
+  const SENT = 0; // hub-backend.js: posted, unanswered
+  await until(() => [...b.backend.records.values()].filter((r) => r.wait === 'no-wait' && r.state === SENT).length === 2, 'both were posted');
+
+  b.backend.hubLost();
+  await until(() => b.backend.hubId === 'second', 'b is on the new hub');
+  // The hub's answers to a hello go as one batch with its welcome (sendTo): any would be here by now.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(answers, [], 'no answer while the reclaim window is open: a survivor may still take back what it held');
+  a.backend.hubLost();
+  await until(() => a.backend.hubId === 'second', 'a (holding held-by-a) is on the new hub');
+  clearTimeout(space.hub.reclaimTimer);
+  space.hub.closeReclaimWindow();
+  assert.equal(await onFree, true, 'the free lock is granted');
+  assert.equal(await onHeld, false, 'the lock a survivor took back is not available');
+  assert.deepEqual(answers, [['free', 'free', false], ['held-by-a', null, false]]);
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+});
+
+test('a hello may list an ifAvailable request only as one it waits for, never as a lock it holds', () => {
+  const hello = (entry) => validateClientMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId: 'c', key: 'k', lostHub: 'h', reclaim: [{ token: 1, name: 'n', mode: 'exclusive', seq: null, ...entry }] });
+  assert.equal(hello({ held: false, wait: 'no-wait' }), null);
+  assert.equal(hello({ held: false }), null);
+  assert.equal(hello({ held: true, wait: 'no-wait' }), 'bad reclaim entry');
+  assert.equal(hello({ held: false, wait: 'preempt' }), 'bad reclaim entry');
+  assert.equal(hello({ held: false, wait: 'wait' }), 'bad reclaim entry');
 });
 
 test('a context whose clientId was taken by another connection while it was declared dead registers again under a new one', async (t) => {
