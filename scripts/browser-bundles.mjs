@@ -19,6 +19,8 @@ export function browserOptions({ minify = true } = {}) {
     logLevel: 'warning',
     // The engine only takes this path in Node; the bundles always pass explicit wasm URLs.
     define: { 'import.meta.url': '"about:blank"' },
+    // Blocks labelled NODE_ONLY run only where the package's files are read from disk.
+    dropLabels: ['NODE_ONLY'],
   };
 }
 

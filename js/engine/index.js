@@ -47,8 +47,10 @@ export function engineWasmUrl({ shared }) {
 }
 
 async function loadBytes(url) {
-  const fs = url.protocol === 'file:' ? nodeModule('node:fs/promises') : undefined;
-  if (fs !== undefined) {
+  // NODE_ONLY: the browser bundles drop this block (scripts/browser-bundles.mjs, esbuild dropLabels).
+  NODE_ONLY: if (url.protocol === 'file:') {
+    const fs = nodeModule('node:fs/promises');
+    if (fs === undefined) break NODE_ONLY;
     try {
       return await fs.readFile(url);
     } catch (error) {
