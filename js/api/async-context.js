@@ -54,15 +54,18 @@ function makeHeldVariable() {
     const variable = new AC.Variable();
     return { run: (value, fn, arg) => variable.run(value, fn, arg), get: () => variable.get() };
   }
-  const process = globalThis.process;
-  const major = Number(process?.versions?.node?.split('.')[0]);
-  const framesOff = (process?.execArgv ?? []).includes('--no-async-context-frame')
-    || String(process?.env?.NODE_OPTIONS ?? '').includes('--no-async-context-frame');
-  if (!(major >= 24) || framesOff || process?.versions?.bun !== undefined || process?.versions?.deno !== undefined) return null;
-  const hooks = process.getBuiltinModule?.('node:async_hooks');
-  if (hooks?.AsyncLocalStorage !== undefined) {
-    const storage = new hooks.AsyncLocalStorage();
-    return { run: (value, fn, arg) => storage.run(value, fn, arg), get: () => storage.getStore() };
+  // NODE_ONLY: the browser bundles drop this block (scripts/browser-bundles.mjs, esbuild dropLabels).
+  NODE_ONLY: {
+    const process = globalThis.process;
+    const major = Number(process?.versions?.node?.split('.')[0]);
+    const framesOff = (process?.execArgv ?? []).includes('--no-async-context-frame')
+      || String(process?.env?.NODE_OPTIONS ?? '').includes('--no-async-context-frame');
+    if (!(major >= 24) || framesOff || process?.versions?.bun !== undefined || process?.versions?.deno !== undefined) return null;
+    const hooks = process.getBuiltinModule?.('node:async_hooks');
+    if (hooks?.AsyncLocalStorage !== undefined) {
+      const storage = new hooks.AsyncLocalStorage();
+      return { run: (value, fn, arg) => storage.run(value, fn, arg), get: () => storage.getStore() };
+    }
   }
   return null;
 }
