@@ -34,11 +34,14 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // about 60 B. Held markers (a busy survivor that no sentinel speaks for keeps the next hub's reclaim
 // window open: js/browser/held-marker.js, js/hub/held-markers.js, succession.js heirOf), and a
 // creator holding its worker's port while its hub is silent, about 350 B on the page and 640 B on
-// the hub. The budgets are today's sizes with a little room: they stop growth, not meet the goal.
+// the hub. Since then, the browser bundles drop what runs only in Node (blocks labelled NODE_ONLY:
+// the engine's file read, the held lock's AsyncLocalStorage): about 220 B off the page and 380 B
+// off the hub; an app's bundler keeps them. The budgets are today's sizes with a little room: they
+// stop growth, not meet the goal.
 const BUDGET = {
-  'weblocks-polyfill.js': 18_500,
+  'weblocks-polyfill.js': 18_250,
   'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_300,
-  'weblocks-hub.js': 19_350,
+  'weblocks-hub.js': 19_100,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };
