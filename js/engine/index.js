@@ -48,14 +48,15 @@ export function engineWasmUrl({ shared }) {
 
 async function loadBytes(url) {
   // NODE_ONLY: the browser bundles drop this block (scripts/browser-bundles.mjs, esbuild dropLabels).
-  NODE_ONLY: if (url.protocol === 'file:') {
-    const fs = nodeModule('node:fs/promises');
-    if (fs === undefined) break NODE_ONLY;
-    try {
-      return await fs.readFile(url);
-    } catch (error) {
-      if (error?.code !== 'ENOENT') throw error;
-      throw new EngineError('LOAD_FAILED', `lock engine: ${url.pathname} is missing: this copy of weblocks-wasm was not built. Install the packed tarball (npm pack builds it) or run \`bash scripts/build.sh\` in a clone.`);
+  NODE_ONLY: {
+    const fs = url.protocol === 'file:' ? nodeModule('node:fs/promises') : undefined;
+    if (fs !== undefined) {
+      try {
+        return await fs.readFile(url);
+      } catch (error) {
+        if (error?.code !== 'ENOENT') throw error;
+        throw new EngineError('LOAD_FAILED', `lock engine: ${url.pathname} is missing: this copy of weblocks-wasm was not built. Install the packed tarball (npm pack builds it) or run \`bash scripts/build.sh\` in a clone.`);
+      }
     }
   }
   const response = await fetch(url);
