@@ -618,7 +618,8 @@ export class EtcdBackend {
    * seen in etcd's own history): this client would then wait for ever for a lock that is free,
    * or hold on to one whose key is gone. So a view that has been quiet while this client waits or
    * holds on its name is compared with the name's keys in etcd now (a view's revision moves only
-   * with its own name's changes, so keys are compared, not revisions). A view that still differs
+   * with its own name's changes, so keys are compared, not revisions), and so are the keys of
+   * this client's requests there (recordsStandIn()). A view that still differs
    * after AUDIT_GRACE_MS more (time for changes on their way to it) is rebuilt.
    */
   async audit(name, state, mirror) {
@@ -627,9 +628,26 @@ export class EtcdBackend {
     for (let look = 0; look < 2; look++) {
       if (look > 0) await sleep(AUDIT_GRACE_MS);
       const now = await this.call(() => this.client.kv.range(range));
-      if (state.mirror !== mirror || mirror.closed || this.closed || mirror.matches(now.kvs)) return;
+      if (state.mirror !== mirror || mirror.closed || this.closed) return;
+      if (mirror.matches(now.kvs) && this.recordsStandIn(name, now.kvs)) return;
     }
     await this.rebuildFromEtcd(name, state, mirror);
+  }
+
+  /**
+   * Whether every key this client's waiting or held requests of the name stand on is in `kvs`.
+   * A view that missed a request's put and then its deletion (a steal, once etcd's queue had made
+   * it the holder) matches etcd, and without this the request would wait for ever, or be held by
+   * a client that was never told of the steal (seen in the chaos test: a view empty at its start
+   * revision, etcd empty, a request of its client pending).
+   */
+  recordsStandIn(name, kvs) {
+    const keys = new Set(kvs.map((kv) => kv.key.toString()));
+    for (const record of this.records.values()) {
+      if (record.name !== name || record.deleting || (record.state !== PENDING && record.state !== HELD)) continue;
+      if (!keys.has(record.key)) return false;
+    }
+    return true;
   }
 
   /**

@@ -125,3 +125,45 @@ test('a waiter whose view is right is audited while it waits behind a long hold,
   release();
   await within(20_000, granted, 'the waiter is granted');
 });
+
+/**
+ * The view of `name` in `locks`'s backend, made deaf while it is empty (it has seen the release
+ * of a lock taken and given back here) and kept open: every later change of the name passes it by.
+ */
+async function deafEmptyView(locks, name) {
+  await locks.request(name, () => {});
+  const backend = backends.get(clientIdOf(locks));
+  while (backend.names.get(name)?.mirror?.entries.size !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const mirror = deafen(locks, name);
+  backend.nameState(name); // kept past its idle second, as a view with requests of its client is
+  return { backend, mirror };
+}
+
+test('a waiter whose view missed its own key and that key\'s deletion, so that view and etcd agree, is queued again and granted', { timeout: 60_000 }, async (t) => {
+  const [waiter, holder] = managers(t, 'own-key', 2);
+  const { backend } = await deafEmptyView(waiter, 'x');
+  let release;
+  await new Promise((resolve) => { holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
+  const granted = waiter.request('x', () => {});
+  await untilPending(waiter, 1);
+  // Its key goes (as a steal takes a holder's) and the holder releases: etcd has no key of x,
+  // and neither has the view, which saw none of it.
+  const [record] = [...backend.records.values()].filter((r) => r.name === 'x');
+  assert.equal(record.state, 'pending');
+  await backend.client.kv.deleteRange({ key: Buffer.from(record.key) });
+  release();
+  await within(20_000, granted, 'the waiter is granted');
+  assert.ok(backend.stats.mirrorsRebuilt >= 1, 'its view was rebuilt');
+});
+
+test('a holder whose view missed its own key and the steal of it, so that view and etcd agree, learns that its lock was stolen', { timeout: 60_000 }, async (t) => {
+  const [victim, thief] = managers(t, 'own-steal', 2);
+  await deafEmptyView(victim, 'x');
+  let entered;
+  const inside = new Promise((resolve) => { entered = resolve; });
+  const held = victim.request('x', () => { entered(); return new Promise(() => {}); });
+  await inside;
+  await thief.request('x', { steal: true }, () => {}); // stolen and released: etcd has no key of x
+  const outcome = await within(20_000, held.then(() => 'resolved', (error) => error), 'the holder learns of the steal');
+  assert.equal(outcome?.name, 'AbortError');
+});
