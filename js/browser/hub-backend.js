@@ -712,7 +712,11 @@ export class HubBackend {
 
   hubLost() {
     this.stats.hubLosses++;
-    this.log('warn', `the lock hub stopped answering; reconnecting and re-registering ${this.records.size} locks and requests`);
+    // A hub that never answered (still starting on a loaded machine, or its script failing, which
+    // its SharedWorker's error event names) did not stop: it is asked again over a new connection.
+    this.log('warn', this.hubId === null
+      ? `the lock hub has not answered yet; connecting again for ${this.records.size} locks and requests`
+      : `the lock hub stopped answering; reconnecting and re-registering ${this.records.size} locks and requests`);
     this.reconnect(this.hubId ?? 'unknown');
   }
 
