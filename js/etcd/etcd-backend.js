@@ -619,7 +619,8 @@ export class EtcdBackend {
    * or hold on to one whose key is gone. So a view that has been quiet while this client waits or
    * holds on its name is compared with the name's keys in etcd now (a view's revision moves only
    * with its own name's changes, so keys are compared, not revisions), and so are the keys of
-   * this client's requests there (recordsStandIn()). A view that still differs
+   * this client's requests there (recordsStandIn()); an abort waiting for the view to pass the
+   * revision of its delete, which etcd has passed, finds it behind too. A view that still differs
    * after AUDIT_GRACE_MS more (time for changes on their way to it) is rebuilt.
    */
   async audit(name, state, mirror) {
@@ -629,7 +630,7 @@ export class EtcdBackend {
       if (look > 0) await sleep(AUDIT_GRACE_MS);
       const now = await this.call(() => this.client.kv.range(range));
       if (state.mirror !== mirror || mirror.closed || this.closed) return;
-      if (mirror.matches(now.kvs) && this.recordsStandIn(name, now.kvs)) return;
+      if (mirror.matches(now.kvs) && this.recordsStandIn(name, now.kvs) && !mirror.behind(Number(now.header.revision))) return;
     }
     await this.rebuildFromEtcd(name, state, mirror);
   }

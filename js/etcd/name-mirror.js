@@ -119,6 +119,15 @@ export class NameMirror {
     return kvs.every((kv) => this.entries.get(kv.key.toString())?.create === Number(kv.create_revision));
   }
 
+  /**
+   * Whether something waits (reached()) for a revision that etcd, now at `current`, has passed: the
+   * change it waits for is this name's own (an abort's delete), so a quiet view that has not
+   * applied it missed it (EtcdBackend's audit).
+   */
+  behind(current) {
+    return this.reachWaiters.some(([revision]) => revision <= current && this.revision < revision);
+  }
+
   /** Resolves once the mirror has applied every change up to `revision`. */
   reached(revision) {
     if (this.revision >= revision || this.closed) return Promise.resolve();

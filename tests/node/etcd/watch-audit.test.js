@@ -41,6 +41,8 @@ function managers(t, label, count) {
   return made;
 }
 
+const named = (list, name) => list.filter((entry) => entry.name === name);
+
 async function untilPending(locks, count) {
   for (;;) {
     const state = await locks.query();
@@ -127,16 +129,28 @@ test('a waiter whose view is right is audited while it waits behind a long hold,
 });
 
 /**
- * The view of `name` in `locks`'s backend, made deaf while it is empty (it has seen the release
- * of a lock taken and given back here) and kept open: every later change of the name passes it by.
+ * The view of `name` in `locks`'s backend, kept for its client's next request after a lock taken
+ * and given back there, made deaf once `ready(view)` and kept open (as a view with requests of its
+ * client is): every later change of the name passes it by.
  */
+async function deafenKeptView(locks, name, ready) {
+  const backend = backends.get(clientIdOf(locks));
+  await within(10_000, (async () => {
+    for (;;) {
+      const state = backend.names.get(name);
+      if (state?.idle && state.mirror !== null && ready(state.mirror)) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })(), `the view of ${name} is kept and ready`);
+  const mirror = deafen(locks, name);
+  backend.nameState(name); // its idle close is called off
+  return { backend, mirror };
+}
+
+/** As deafenKeptView(), with a view that has seen the lock given back: empty. */
 async function deafEmptyView(locks, name) {
   await locks.request(name, () => {});
-  const backend = backends.get(clientIdOf(locks));
-  while (backend.names.get(name)?.mirror?.entries.size !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  const mirror = deafen(locks, name);
-  backend.nameState(name); // kept past its idle second, as a view with requests of its client is
-  return { backend, mirror };
+  return deafenKeptView(locks, name, (view) => view.entries.size === 0);
 }
 
 test('a waiter whose view missed its own key and that key\'s deletion, so that view and etcd agree, is queued again and granted', { timeout: 60_000 }, async (t) => {
@@ -166,4 +180,28 @@ test('a holder whose view missed its own key and the steal of it, so that view a
   await thief.request('x', { steal: true }, () => {}); // stolen and released: etcd has no key of x
   const outcome = await within(20_000, held.then(() => 'resolved', (error) => error), 'the holder learns of the steal');
   assert.equal(outcome?.name, 'AbortError');
+});
+
+test('a waiter aborted while its view misses every change of its name is removed, and its client forgets it: the abort does not wait for ever for the watch to show its delete', { timeout: 60_000 }, async (t) => {
+  const [waiter, holder] = managers(t, 'abort', 2);
+  await waiter.request('x', () => {});
+  let release;
+  let held;
+  await new Promise((resolve) => { held = holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
+  // Deaf once it has seen the holder's key: it then agrees with etcd until the holder releases.
+  const { backend } = await deafenKeptView(waiter, 'x', (view) => view.entries.size === 1);
+  const controller = new AbortController();
+  const waiting = waiter.request('x', { signal: controller.signal }, () => 'granted');
+  await untilPending(waiter, 1);
+  controller.abort();
+  const outcome = await within(20_000, waiting.then(() => 'granted', (error) => error), 'the aborted request settles');
+  assert.equal(outcome?.name, 'AbortError');
+  // The request rejected at once (spec 3.2.2 step 12.2); the backend's abort waits for the view to
+  // pass its delete, to tell whether a grant came first.
+  const settled = (async () => { while (backend.records.size > 0) await new Promise((resolve) => setTimeout(resolve, 20)); })();
+  await within(20_000, settled, 'the aborting client forgets the request');
+  assert.ok(backend.stats.mirrorsRebuilt >= 1, 'its view was rebuilt');
+  assert.deepEqual(named((await holder.query()).pending, 'x'), [], 'nothing of it is left in etcd');
+  release();
+  await held;
 });
