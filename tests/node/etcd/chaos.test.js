@@ -2,7 +2,8 @@
 // aborts on a 3-member cluster while etcd members and client processes are killed (SIGKILL) and
 // restarted, members (the leader every other time) are paused (SIGSTOP), and the clients, which
 // reach etcd through fault proxies (support/fault-proxy.js), have etcd's answers lost after it
-// committed (the answer of one call, or every answer for a while) or delayed. The resource they
+// committed (the answer of one call, or every answer for a while) or delayed, and their watches
+// of a name fall silent now and then (fixtures/contender.js). The resource they
 // write to (support/fenced-resource.js, in this process) checks mutual exclusion by fencing
 // tokens: no interleaved holders, no token given to two holders; at the end nothing is stuck.
 import { test, after } from 'node:test';
@@ -34,7 +35,7 @@ after(async () => {
   await cluster.stop();
 });
 
-test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted, members paused and answers lost or delayed: zero fencing violations, nothing stuck`, { timeout: CHAOS_MS * 4 + 150_000 }, async () => {
+test(`${CLIENTS} client processes contend while etcd members and clients are SIGKILLed and restarted, members paused, answers lost or delayed and watches silenced: zero fencing violations, nothing stuck`, { timeout: CHAOS_MS * 4 + 150_000 }, async () => {
   const namespace = `chaos-${process.pid}/`;
   const names = ['alpha', 'beta', 'gamma'];
   const resource = new FencedResource();
@@ -42,13 +43,13 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   const seen = { granted: 0, shared: 0, null: 0, stolen: 0, aborted: 0, lost: 0, failed: 0, refusedWrites: 0 }; // every client's, as they happen
   const errors = [];
   const grants = new Map(); // `${name}@${fencingToken}` -> every grant with that token (evidence)
-  const events = { memberKills: 0, leaderKills: 0, memberPauses: 0, leaderPauses: 0, clientKills: 0, clientsStarted: 0, answersLost: 0, answerLossWindows: 0, delayWindows: 0 };
+  const events = { memberKills: 0, leaderKills: 0, memberPauses: 0, leaderPauses: 0, clientKills: 0, clientsStarted: 0, answersLost: 0, answerLossWindows: 0, delayWindows: 0, watchesSilenced: 0 };
   const children = new Set();
   let seed = 1;
 
   function startClient() {
     const child = fork(contender, [JSON.stringify({
-      hosts: proxies.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400,
+      hosts: proxies.hosts, namespace, names, lanes: 3, seed: seed++, leaseTtl: 2, keepAliveInterval: 400, deafenEvery: 2000,
     })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     events.clientsStarted++;
     everyChild.add(child);
@@ -70,6 +71,8 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
           grants.get(key).push(`${message.key.slice(-28)} by ${message.where} (view at ${message.mirror}: ${message.queue}; watch: ${JSON.stringify(message.history)})`);
         } else if (message.op === 'outcome') {
           seen[message.kind]++;
+        } else if (message.op === 'deafened') {
+          events.watchesSilenced++;
         } else if (message.op === 'done') {
           for (const key of Object.keys(totals)) totals[key] += message.counts[key];
         } else if (message.op === 'error') {
@@ -92,7 +95,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   const end = Date.now() + CHAOS_MS;
   const cap = Date.now() + CHAOS_MS * 4;
   const enough = () => resource.check().writes > 100 && seen.stolen > 0 && seen.aborted > 0 && seen.null > 0
-    && events.answersLost > 0 && events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0;
+    && events.answersLost > 0 && events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0 && events.watchesSilenced > 0;
   const chaosOver = () => Date.now() >= end && (enough() || Date.now() >= cap);
   // Answer loss, beside the rest: the answer of the next call lost (its connection cut), every
   // answer lost for a moment, or every answer late for a moment.
@@ -186,7 +189,7 @@ test(`${CLIENTS} client processes contend while etcd members and clients are SIG
   assert.deepEqual(errors, [], 'no request failed for another reason than a steal, an abort or a lost lease');
   assert.ok(result.writes > 100, `the clients made progress: ${result.writes} accepted writes`);
   assert.ok(seen.stolen > 0 && seen.aborted > 0 && seen.null > 0, `steals, aborts and ifAvailable happened: ${JSON.stringify(seen)}`);
-  assert.ok(events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0 && events.answersLost > 0, JSON.stringify(events));
+  assert.ok(events.memberKills > 0 && events.leaderKills > 0 && events.clientKills > 0 && events.answersLost > 0 && events.watchesSilenced > 0, JSON.stringify(events));
 
   // Liveness: the killed clients' leases expire, and the lock space ends empty.
   const observer = createLockManager({ etcd: { hosts: cluster.hosts, namespace } });
