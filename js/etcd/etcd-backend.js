@@ -619,7 +619,7 @@ export class EtcdBackend {
    * or hold on to one whose key is gone. So a view that has been quiet while this client waits or
    * holds on its name is compared with the name's keys in etcd now (a view's revision moves only
    * with its own name's changes, so keys are compared, not revisions), and so are the keys of
-   * this client's requests there (recordsStandIn()); an abort waiting for the view to pass the
+   * this client's requests there (recordsMissingFrom()); an abort waiting for the view to pass the
    * revision of its delete, which etcd has passed, finds it behind too. A view that still differs
    * after AUDIT_GRACE_MS more (time for changes on their way to it) is rebuilt.
    */
@@ -630,25 +630,22 @@ export class EtcdBackend {
       if (look > 0) await sleep(AUDIT_GRACE_MS);
       const now = await this.call(() => this.client.kv.range(range));
       if (state.mirror !== mirror || mirror.closed || this.closed) return;
-      if (mirror.matches(now.kvs) && this.recordsStandIn(name, now.kvs) && !mirror.behind(Number(now.header.revision))) return;
+      if (mirror.matches(now.kvs) && this.recordsMissingFrom(name, now.kvs).length === 0 && !mirror.behind(Number(now.header.revision))) return;
     }
     await this.rebuildFromEtcd(name, state, mirror);
   }
 
   /**
-   * Whether every key this client's waiting or held requests of the name stand on is in `kvs`.
-   * A view that missed a request's put and then its deletion (a steal, once etcd's queue had made
-   * it the holder) matches etcd, and without this the request would wait for ever, or be held by
-   * a client that was never told of the steal (seen in the chaos test: a view empty at its start
-   * revision, etcd empty, a request of its client pending).
+   * This client's waiting and held requests of the name whose keys `kvs` lacks (not those being
+   * released or aborted). The audit asks too: a view that missed a request's put and then its
+   * deletion (a steal, once etcd's queue had made it the holder) matches etcd, and the request
+   * would wait for ever, or be held by a client never told of the steal (seen in the chaos test:
+   * a view empty at its start revision, etcd empty, a request of its client pending).
    */
-  recordsStandIn(name, kvs) {
+  recordsMissingFrom(name, kvs) {
     const keys = new Set(kvs.map((kv) => kv.key.toString()));
-    for (const record of this.records.values()) {
-      if (record.name !== name || record.deleting || (record.state !== PENDING && record.state !== HELD)) continue;
-      if (!keys.has(record.key)) return false;
-    }
-    return true;
+    return [...this.records.values()].filter((record) => record.name === name && !record.deleting
+      && (record.state === PENDING || record.state === HELD) && !keys.has(record.key));
   }
 
   /**
@@ -722,14 +719,10 @@ export class EtcdBackend {
       process.emitWarning?.(`the etcd watch of a lock name fell silent or missed a change; its view was rebuilt from etcd at revision ${revision}`, { code: 'WEBLOCKS_ETCD_WATCH' });
     }
     stale.close();
-    const keys = new Set(kvs.map((kv) => kv.key.toString()));
     // Created before its first decision: the grants it reports go to records of this name.
     state.mirror = new NameMirror(this.layout.namePrefix(name), kvs, revision, (mirror, changes) => this.mirrorChanged(name, mirror, changes));
     state.mirror.watch(this.client);
-    for (const record of [...this.records.values()]) {
-      if (record.name !== name || record.deleting || (record.state !== PENDING && record.state !== HELD)) continue;
-      if (!keys.has(record.key)) this.lose(record);
-    }
+    for (const record of this.recordsMissingFrom(name, kvs)) this.lose(record);
   }
 
   nameState(name) {

@@ -120,12 +120,12 @@ export class NameMirror {
   }
 
   /**
-   * Whether something waits (reached()) for a revision that etcd, now at `current`, has passed: the
-   * change it waits for is this name's own (an abort's delete), so a quiet view that has not
-   * applied it missed it (EtcdBackend's audit).
+   * Whether something waits (reached(): for a revision this view has not applied) for one that
+   * etcd, now at `current`, has passed: the change it waits for is this name's own (an abort's
+   * delete), so a quiet view that has not applied it missed it (EtcdBackend's audit).
    */
   behind(current) {
-    return this.reachWaiters.some(([revision]) => revision <= current && this.revision < revision);
+    return this.reachWaiters.some(([revision]) => revision <= current);
   }
 
   /** Resolves once the mirror has applied every change up to `revision`. */
