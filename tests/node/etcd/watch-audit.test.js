@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startCluster } from './support/cluster.js';
 import { EtcdBackend } from '../../../js/etcd/etcd-backend.js';
 import { createLockManager, closeLockManager, clientIdOf } from '../../../js/etcd/index.js';
+import { eventually } from '../api/until.js';
 
 const cluster = await startCluster();
 after(() => cluster.stop());
@@ -129,22 +130,19 @@ test('a waiter whose view is right is audited while it waits behind a long hold,
 });
 
 /**
- * The view of `name` in `locks`'s backend, kept for its client's next request after a lock taken
- * and given back there, made deaf once `ready(view)` and kept open (as a view with requests of its
- * client is): every later change of the name passes it by.
+ * Makes deaf the view of `name` in `locks`'s backend (returned), kept for its client's next
+ * request after a lock taken and given back there, once `ready(view)`, and keeps it open (as a
+ * view with requests of its client is): every later change of the name passes it by.
  */
 async function deafenKeptView(locks, name, ready) {
   const backend = backends.get(clientIdOf(locks));
-  await within(10_000, (async () => {
-    for (;;) {
-      const state = backend.names.get(name);
-      if (state?.idle && state.mirror !== null && ready(state.mirror)) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })(), `the view of ${name} is kept and ready`);
-  const mirror = deafen(locks, name);
+  await eventually(() => {
+    const state = backend.names.get(name);
+    return state?.idle && state.mirror !== null && ready(state.mirror);
+  }, `the view of ${name} is kept and ready`, 10_000);
+  deafen(locks, name);
   backend.nameState(name); // its idle close is called off
-  return { backend, mirror };
+  return backend;
 }
 
 /** As deafenKeptView(), with a view that has seen the lock given back: empty. */
@@ -155,7 +153,7 @@ async function deafEmptyView(locks, name) {
 
 test('a waiter whose view missed its own key and that key\'s deletion, so that view and etcd agree, is queued again and granted', { timeout: 60_000 }, async (t) => {
   const [waiter, holder] = managers(t, 'own-key', 2);
-  const { backend } = await deafEmptyView(waiter, 'x');
+  const backend = await deafEmptyView(waiter, 'x');
   let release;
   await new Promise((resolve) => { holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
   const granted = waiter.request('x', () => {});
@@ -189,7 +187,7 @@ test('a waiter aborted while its view misses every change of its name is removed
   let held;
   await new Promise((resolve) => { held = holder.request('x', () => { resolve(); return new Promise((r) => { release = r; }); }); });
   // Deaf once it has seen the holder's key: it then agrees with etcd until the holder releases.
-  const { backend } = await deafenKeptView(waiter, 'x', (view) => view.entries.size === 1);
+  const backend = await deafenKeptView(waiter, 'x', (view) => view.entries.size === 1);
   const controller = new AbortController();
   const waiting = waiter.request('x', { signal: controller.signal }, () => 'granted');
   await untilPending(waiter, 1);
@@ -198,8 +196,7 @@ test('a waiter aborted while its view misses every change of its name is removed
   assert.equal(outcome?.name, 'AbortError');
   // The request rejected at once (spec 3.2.2 step 12.2); the backend's abort waits for the view to
   // pass its delete, to tell whether a grant came first.
-  const settled = (async () => { while (backend.records.size > 0) await new Promise((resolve) => setTimeout(resolve, 20)); })();
-  await within(20_000, settled, 'the aborting client forgets the request');
+  await eventually(() => backend.records.size === 0, 'the aborting client forgets the request');
   assert.ok(backend.stats.mirrorsRebuilt >= 1, 'its view was rebuilt');
   assert.deepEqual(named((await holder.query()).pending, 'x'), [], 'nothing of it is left in etcd');
   release();
