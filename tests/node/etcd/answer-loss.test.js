@@ -30,17 +30,10 @@ async function until(probe, stop = {}) {
   return false;
 }
 
-// A lease keep-alive is a call of its own (lease-keeper.js: a stream per round): one started
-// between loseAnswerOf() and the operation would take the lost answer in the operation's place.
-// The subject's keep-alives are a minute apart (one test lasts well under it), except in the
-// keep-alive case, which asks for its own TTL.
-const QUIET_LEASE = { leaseTtl: 90, keepAliveInterval: 60_000 };
-
 /** A client through the proxies (its lease already granted) and clients connected directly. */
 async function clients(label, { leaseTtl } = {}) {
   const namespace = `${label}-${process.pid}/`;
-  const lease = leaseTtl === undefined ? QUIET_LEASE : { leaseTtl };
-  const subject = createLockManager({ etcd: { hosts: proxies.hosts, namespace, ...lease } });
+  const subject = createLockManager({ etcd: { hosts: proxies.hosts, namespace, leaseTtl } });
   const direct = () => createLockManager({ etcd: { hosts: cluster.hosts, namespace } });
   const [observer, other] = [direct(), direct()];
   // The lease exists before any answer is lost: what is tested is the write, not the lease grant.

@@ -8,11 +8,18 @@
 // To lose the answer of one call, the proxy reads HTTP/2 frame headers (9 bytes: length, type,
 // flags, stream id), never their contents: each call is a new stream the client opens with a
 // HEADERS frame; etcd answers a write after committing it, so the first frame it sends on that
-// stream comes after the commit, and the proxy can throw it away there.
+// stream comes after the commit, and the proxy can throw it away there. Only unary calls (range,
+// txn, lease grant: the client ends its side, END_STREAM, before any answer) are counted: a
+// stream the client keeps open (a watch, a keep-alive) is not a write, and one opened late (a
+// watch whose connection was still being set up) once took the lost answer in a write's place.
 import net from 'node:net';
 
 const CLIENT_PREFACE = 24; // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+const DATA = 0;
 const HEADERS = 1;
+const END_STREAM = 0x1;
+// What etcd answers a call with (not flow control, which can come before the answer).
+const isAnswer = (frame) => frame.type === HEADERS || frame.type === DATA;
 
 /** Finds the frames in a byte stream cut into chunks: push(chunk) -> [{ at, type, stream }]. */
 function frameScanner(skip) {
@@ -36,7 +43,7 @@ function frameScanner(skip) {
         header = Buffer.concat([header, chunk.subarray(i, i + n)]);
         i += n;
         if (header.length === 9) {
-          frames.push({ at, type: header[3], stream: header.readUInt32BE(5) & 0x7fffffff });
+          frames.push({ at, type: header[3], flags: header[4], stream: header.readUInt32BE(5) & 0x7fffffff });
           payload = header.readUIntBE(0, 3);
           header = Buffer.alloc(0);
         }
@@ -59,7 +66,8 @@ export async function startFaultProxies(cluster) {
   function proxyTo(member) {
     const server = net.createServer((client) => {
       const upstream = net.connect(member.clientPort, '127.0.0.1');
-      const connection = { client, upstream, losing: state.losing, lost: 0, stalled: false, streams: 0, target: null, lastAt: 0 };
+      // opening: streams the client opened that have had no answer yet and whose request is not complete
+      const connection = { client, upstream, losing: state.losing, lost: 0, stalled: false, streams: 0, opening: new Set(), target: null, lastAt: 0 };
       const fromClient = frameScanner(CLIENT_PREFACE);
       const fromServer = frameScanner(0);
       state.connections.add(connection);
@@ -83,12 +91,17 @@ export async function startFaultProxies(cluster) {
       client.on('data', (chunk) => {
         upstream.write(chunk);
         for (const frame of fromClient(chunk)) {
+          if (frame.type === DATA && (frame.flags & END_STREAM) && connection.opening.delete(frame.stream)) {
+            // A unary call: its whole request sent, nothing answered yet.
+            if (state.target !== null && --state.target.countdown === 0) {
+              connection.target = { stream: frame.stream, ...state.target };
+              state.target = null;
+            }
+            continue;
+          }
           if (frame.type !== HEADERS || frame.stream <= connection.streams) continue;
           connection.streams = frame.stream; // a new call
-          if (state.target !== null && --state.target.countdown === 0) {
-            connection.target = { stream: frame.stream, ...state.target };
-            state.target = null;
-          }
+          connection.opening.add(frame.stream);
           if (state.stall !== null && !connection.losing) {
             const { ms, resolve } = state.stall;
             state.stall = null;
@@ -99,9 +112,12 @@ export async function startFaultProxies(cluster) {
         }
       });
       upstream.on('data', (chunk) => {
+        const frames = fromServer(chunk);
+        // An answer before the request was complete: a stream (a watch, a keep-alive), never counted.
+        for (const frame of frames) if (isAnswer(frame)) connection.opening.delete(frame.stream);
         const target = connection.target;
         if (target !== null && !connection.losing) {
-          const frame = fromServer(chunk).find((f) => f.stream === target.stream);
+          const frame = frames.find((f) => f.stream === target.stream && isAnswer(f));
           if (frame !== undefined) {
             // etcd answered (so committed) the call: forward what came before its answer, lose the rest.
             connection.target = null;
@@ -113,8 +129,6 @@ export async function startFaultProxies(cluster) {
             target.resolve();
             return;
           }
-        } else {
-          fromServer(chunk);
         }
         if (connection.losing) {
           connection.lost += chunk.length;
@@ -134,7 +148,7 @@ export async function startFaultProxies(cluster) {
   const api = {
     hosts,
     /**
-     * The answer of the `nth` call the clients start from now on (on any connection) is lost:
+     * The answer of the `nth` unary call the clients send from now on (on any connection) is lost:
      * `then: 'cut'` cuts its connection there (the client retries at once on a new one);
      * `then: 'lose'` loses every answer from there on, until restore(). Resolves when it happened.
      */
