@@ -21,7 +21,7 @@ const END_STREAM = 0x1;
 // What etcd answers a call with (not flow control, which can come before the answer).
 const isAnswer = (frame) => frame.type === HEADERS || frame.type === DATA;
 
-/** Finds the frames in a byte stream cut into chunks: push(chunk) -> [{ at, type, stream }]. */
+/** Finds the frames in a byte stream cut into chunks: push(chunk) -> [{ at, type, flags, stream }]. */
 function frameScanner(skip) {
   let header = Buffer.alloc(0);
   let payload = 0; // bytes of the current frame's payload still to come
