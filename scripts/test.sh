@@ -33,6 +33,14 @@ loopback_only node --test --test-force-exit "${node_tests[@]}"
 step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
 loopback_only "$NODE24" --test --test-force-exit "${node_tests[@]}"
 
+# Node 22 and 26: the cases where a second lock space or a stuck name depends on the Node version
+# (a built-in navigator.locks and its other names from 24 on; eval workers; terminate()).
+for version in 22 26; do
+  step "thread lock space cases under $(node_modules/node-$version/bin/node --version) (built-in's other names, preloads in workers, terminate())"
+  loopback_only "node_modules/node-$version/bin/node" --test --test-force-exit tests/node/host/builtin-second-space.test.js \
+    tests/node/host/terminate-cases.test.js tests/node/host/terminate-busy.test.js tests/node/host/register-eval-workers.test.js
+done
+
 step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
 loopback_only node tests/runtimes/run.mjs
 

@@ -49,6 +49,10 @@ export class EngineBackend {
     this.failedTokens = -(2 ** 52);
     /** Host hook, called when `waiting` or the number of listeners may have changed. */
     this.onActivity = null;
+    /** Host hook, called before each engine request; throws to refuse it (the Deno host's running mark). */
+    this.beforeRequest = null;
+    /** Host hook, called before each snapshot: null, or a promise to wait for first (ends of threads being proven). */
+    this.beforeQuery = null;
     this.drainNow = () => {
       this.drainScheduled = false;
       try {
@@ -74,6 +78,7 @@ export class EngineBackend {
     let answer;
     try {
       if (this.closed) throw new DOMException('This context no longer takes lock requests.', 'InvalidStateError');
+      if (this.beforeRequest !== null) this.beforeRequest();
       const under = within?.under;
       if (under !== undefined && this.listeners.has(under)) {
         const flags = (this.deadlock ?? globalThis.WEBLOCKS_DEADLOCK) === 'reject' ? REQUEST_FLAGS.rejectDeadlock : 0;
@@ -84,6 +89,7 @@ export class EngineBackend {
     } catch (error) {
       const token = this.failedTokens--;
       later(() => listener.failed(token, asRequestError(error)));
+      if (this.onActivity !== null) this.onActivity();
       return token;
     }
     const id = answer.id;
@@ -148,6 +154,8 @@ export class EngineBackend {
   }
 
   query() {
+    const first = this.beforeQuery === null ? null : this.beforeQuery();
+    if (first !== null) return first.then(() => this.engine.snapshot());
     try {
       return Promise.resolve(this.engine.snapshot());
     } catch (error) {

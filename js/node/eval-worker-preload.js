@@ -1,9 +1,12 @@
-// `node --import weblocks-wasm/register`: Node runs --import preloads in every worker thread but
-// eval workers (`new Worker(code, { eval: true })`; measured on Node 20.20 and 24.11), which would
-// keep no navigator.locks (Node 20) or Node's own, a second lock space (Node 24), silently. It runs
-// --require preloads there, so the register preload gives each eval worker this package's
-// --require entry (js/cjs/register.cjs) in its execArgv. worker_threads.Worker is replaced by a
-// subclass for that (named imports included: the preload runs before the application's modules).
+// Workers that would not get this package: Node runs --import preloads in every worker thread
+// but eval workers (`new Worker(code, { eval: true })`; measured on Node 20.20 and 24.11), and a
+// thread where the package replaced a built-in navigator.locks (install(), js/node/install.js)
+// may create workers that load nothing, which keep the built-in: a second lock space (Node 24 and
+// 26), silently. Node runs --require preloads in every worker, so such workers get this package's
+// --require entry (js/cjs/register.cjs) in their execArgv: eval workers under `register`
+// (preloadInWorkers()), every worker after a built-in was replaced (preloadInWorkers({ every: true })).
+// worker_threads.Worker is replaced by a subclass for that (named imports included, through
+// syncBuiltinESMExports: the preload, or install(), runs before the code that creates workers).
 // Only on Node: Bun and Deno run no preload in any worker (there each thread imports the package).
 import workerThreads from 'node:worker_threads';
 // (The default export: Deno 2.6's node:module has no named syncBuiltinESMExports.)
@@ -13,32 +16,38 @@ import { fileURLToPath } from 'node:url';
 const REQUIRE_ENTRY = fileURLToPath(new URL('../cjs/register.cjs', import.meta.url));
 const MARK = Symbol.for('weblocks-wasm/eval-worker-preload');
 
-export function preloadInEvalWorkers() {
+export function preloadInWorkers({ every = false } = {}) {
   if (process.versions.bun !== undefined || process.versions.deno !== undefined) return;
-  const Base = workerThreads.Worker;
-  if (Base[MARK] === true) return;
+  const current = workerThreads.Worker;
+  if (current[MARK] !== undefined) {
+    // Installed already in this thread (by another copy too): only widen what it covers.
+    if (every) current[MARK].every = true;
+    return;
+  }
+  const covers = { every };
+  const Base = current;
   class Worker extends Base {
     constructor(filename, options) {
-      if (options?.eval !== true) {
+      const execArgv = options?.execArgv ?? process.execArgv;
+      if ((options?.eval !== true && !covers.every) || execArgv.includes(REQUIRE_ENTRY)) {
         super(filename, options);
         return;
       }
-      const execArgv = options.execArgv ?? process.execArgv;
       try {
         super(filename, { ...options, execArgv: [...execArgv, '--require', REQUIRE_ENTRY] });
       } catch (error) {
         // An option of this process that a worker does not take (a V8 flag) when it is given
         // explicitly: the worker starts as asked, without the preload, and says so.
-        if (error?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || options.execArgv !== undefined) throw error;
+        if (error?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || options?.execArgv !== undefined) throw error;
         super(filename, options);
-        process.emitWarning('weblocks-wasm: an eval worker could not be given the register preload (this process\'s options '
+        process.emitWarning('weblocks-wasm: a worker could not be given this package\'s preload (this process\'s options '
           + `${JSON.stringify(process.execArgv)} are not all valid for a worker), so it has no navigator.locks of this package. `
           + 'Start Node with --require weblocks-wasm/register instead of --import, or import weblocks-wasm/polyfill in the worker\'s code.',
         { code: 'WEBLOCKS_EVAL_WORKER_UNCOVERED' });
       }
     }
   }
-  Object.defineProperty(Worker, MARK, { value: true });
+  Object.defineProperty(Worker, MARK, { value: covers });
   Object.defineProperty(Worker, 'name', { value: 'Worker' });
   workerThreads.Worker = Worker;
   nodeModule.syncBuiltinESMExports?.();

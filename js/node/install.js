@@ -5,12 +5,15 @@ import { LockManager, Lock } from '../api/index.js';
 import { threadLocks } from './thread-locks.js';
 import { builtinDecision } from './builtin-policy.js';
 import { servedLocks, locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
+import { aliasBuiltinLocks } from './builtin-aliases.js';
+import { preloadInWorkers } from './eval-worker-preload.js';
 
 const SAID = 'weblocks-wasm: replaced the built-in navigator.locks';
 
 /**
  * @param options { force }: true replaces any built-in navigator.locks; false keeps any; by
- *   default a built-in known to be defective is replaced.
+ *   default a built-in known to be defective is replaced. Where a built-in is replaced, or with
+ *   force, every Worker this thread creates from now on gets the package too (Node).
  * @returns the installed LockManager, or null when a built-in one was left in place.
  */
 export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
@@ -21,7 +24,11 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
     });
   }
   const navigator = globalThis.navigator;
-  if (installedLocks !== null && servedLocks(navigator) === installedLocks) return installedLocks;
+  if (installedLocks !== null && servedLocks(navigator) === installedLocks) {
+    // (Installed by the polyfill's import already: force still reaches the workers created next.)
+    if (force === true) preloadInWorkers({ every: true });
+    return installedLocks;
+  }
   // Decided on what navigator.locks is without this package: another copy's LockManager (a runner
   // may load one copy per test file into a thread) is no built-in, and a getter of ours is never read.
   const without = locksWithoutUs(navigator);
@@ -43,6 +50,11 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
       Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
     }
   }
+  // One lock space in this thread whatever name code uses (builtin-aliases.js), and in every
+  // Worker it creates from now on, which would otherwise get the built-in or, under a user's own
+  // --import preload, nothing in eval workers (eval-worker-preload.js).
+  if (builtIn) aliasBuiltinLocks(without.value, locks);
+  if (builtIn || force === true) preloadInWorkers({ every: true });
   installedLocks = locks;
   return locks;
 }

@@ -5,7 +5,7 @@
 // explicit choice, so it replaces a built-in navigator.locks too (Node 24's is per-thread: it
 // cannot see, steal from or outlive locks of other threads).
 import { install } from './install.js';
-import { preloadInEvalWorkers } from './eval-worker-preload.js';
+import { preloadInWorkers } from './eval-worker-preload.js';
 
 install({ force: true });
-preloadInEvalWorkers();
+preloadInWorkers();

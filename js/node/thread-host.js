@@ -16,13 +16,14 @@ import {
 import { GoneThreadCloser } from './close-gone.js';
 import { ensureKeeper } from './rendezvous.js';
 import { ThreadKeepAlive } from './keep-alive.js';
+import { runningMarkOf, proveStopped } from './stop-proof.js';
 
 /**
  * Makes `backend` wait on its doorbell with one Atomics.waitAsync while it has requests queued or
  * locks held (a steal must reach a holder), and keep the thread alive only while one is queued
  * (keep-alive.js).
  */
-function serveDoorbell(backend, keepAlive, sweepGoneThreads) {
+function serveDoorbell(backend, keepAlive, sweepGoneThreads, mark) {
   let armed = false;
   let sweeping = null;
   const ring = () => {
@@ -40,6 +41,7 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads) {
     update();
   };
   function update() {
+    if (mark !== null && (backend.listeners.size === 0 || backend.closed)) mark.leave(backend);
     keepAlive.update({ alive: backend.waiting > 0 && !backend.closed, waiting: backend.listeners.size > 0 && !backend.closed });
     // While a request waits, a thread that died unseen (its creator does not watch it) may hold
     // what it waits for: look it up in the kernel's thread list now and then.
@@ -60,6 +62,10 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads) {
   backend.onActivity = update;
   update();
 }
+
+// How long a query() waits at most for the proofs of threads reported ended (stop-proof.js),
+// which come within a millisecond for a thread that has stopped.
+const QUERY_WAITS_FOR_PROOF_MS = 20;
 
 // How often the threads waiting for a lock look for threads that ended unseen (one of them per
 // period: a read of /proc/self/task/<tid> per recorded thread).
@@ -120,13 +126,19 @@ export function connectThread() {
   const joined = typeof space.then === 'function' ? space.then(joinSpace) : joinSpace(space);
   const ready = Promise.resolve(joined).then(({ engineReady, closer, threads }) => engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
+    const mark = runningMarkOf(threadId);
+    if (mark !== null) {
+      const client = backend;
+      client.beforeRequest = () => { if (!mark.enter(client)) throw reportedEnded(); };
+    }
+    backend.beforeQuery = () => closer.proofsUnderWay(QUERY_WAITS_FOR_PROOF_MS);
     serveDoorbell(backend, keepAlive, () => {
       if (!claimSweep(threads, Math.floor(Date.now() / SWEEP_MS) % 0x40000000)) return;
       const gone = goneRecordedThreads(threads);
       if (gone.length === 0) return;
       closer.add(gone);
       ensureKeeper();
-    });
+    }, mark);
     if (ended) backend.close();
     return backend;
   })).catch((error) => {
@@ -159,6 +171,16 @@ export function connectThread() {
   return deferred;
 }
 
+// Deno: a closer holds this thread's running mark (stop-proof.js), so this thread was reported
+// ended (its Worker terminated) and its locks may have passed on.
+function reportedEnded() {
+  const error = new Error(`weblocks-wasm: worker thread ${threadId} was reported ended (its Worker terminated) `
+    + 'yet still runs: it takes no more lock requests, since another thread may now hold what it held.');
+  error.name = 'LockSpaceError';
+  error.code = 'ERR_WEBLOCKS_THREAD_ENDED';
+  return error;
+}
+
 function noSharedMemory() {
   const error = new Error(`weblocks-wasm: worker thread ${threadId} cannot share the process's lock space: shared WebAssembly memory `
     + '(SharedArrayBuffer) is unavailable here, and a lock space of its own would not exclude the other threads. '
@@ -185,6 +207,7 @@ function joinSpace(space) {
     forget: (goneId) => forgetThread(space.threads, goneId),
     hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
     stopped: (goneId, reported) => recordedThreadHasStopped(space.threads, goneId, reported),
+    proveStopped: (goneId) => proveStopped(goneId),
   };
   const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);
