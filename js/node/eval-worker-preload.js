@@ -2,9 +2,10 @@
 // but eval workers (`new Worker(code, { eval: true })`; measured on Node 20.20 and 24.11), and a
 // thread where the package replaced a built-in navigator.locks (install(), js/node/install.js)
 // may create workers that load nothing, which keep the built-in: a second lock space (Node 24 and
-// 26), silently. Node runs --require preloads in every worker, so such workers get this package's
-// --require entry (js/cjs/register.cjs) in their execArgv: eval workers under `register`
-// (preloadInWorkers()), every worker after a built-in was replaced (preloadInWorkers({ every: true })).
+// 26), silently. So such workers get this package's register entry in their execArgv: eval workers,
+// where Node runs only --require preloads, its --require entry (js/cjs/register.cjs), under
+// `register` (preloadInWorkers()); every other worker, after a built-in was replaced or with
+// install({ force: true }), its --import entry (preloadInWorkers({ every: true })).
 // worker_threads.Worker is replaced by a subclass for that (named imports included, through
 // syncBuiltinESMExports: the preload, or install(), runs before the code that creates workers).
 // Only on Node: Bun and Deno run no preload in any worker (there each thread imports the package).
@@ -14,6 +15,10 @@ import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const REQUIRE_ENTRY = fileURLToPath(new URL('../cjs/register.cjs', import.meta.url));
+// Other workers run --import preloads: the ES module entry, which, unlike require(esm), works
+// under a user's asynchronous loader hooks (module.register; measured: require(esm) fails there
+// with ERR_METHOD_NOT_IMPLEMENTED on Node 24.11).
+const IMPORT_ENTRY = new URL('./register.js', import.meta.url).href;
 const MARK = Symbol.for('weblocks-wasm/eval-worker-preload');
 
 export function preloadInWorkers({ every = false } = {}) {
@@ -29,12 +34,14 @@ export function preloadInWorkers({ every = false } = {}) {
   class Worker extends Base {
     constructor(filename, options) {
       const execArgv = options?.execArgv ?? process.execArgv;
-      if ((options?.eval !== true && !covers.every) || execArgv.includes(REQUIRE_ENTRY)) {
+      const isEval = options?.eval === true;
+      const entry = isEval ? REQUIRE_ENTRY : IMPORT_ENTRY;
+      if ((!isEval && !covers.every) || execArgv.includes(entry)) {
         super(filename, options);
         return;
       }
       try {
-        super(filename, { ...options, execArgv: [...execArgv, '--require', REQUIRE_ENTRY] });
+        super(filename, { ...options, execArgv: [...execArgv, isEval ? '--require' : '--import', entry] });
       } catch (error) {
         // An option of this process that a worker does not take (a V8 flag) when it is given
         // explicitly: the worker starts as asked, without the preload, and says so.
