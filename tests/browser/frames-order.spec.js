@@ -23,6 +23,15 @@ function addFrames(top, count, base) {
   }, [count, `${base}tests/browser/pages/plain.html`]);
 }
 
+/** A tab with three fresh frames, the tab holding `name`; -> { top, held }. */
+async function framesBehindAHolder(openTab, base, name) {
+  const top = await openTab();
+  expect(await addFrames(top, 3, base)).toBe(true);
+  const held = await call(top, 'request', name);
+  await call(top, 'granted', held);
+  return { top, held };
+}
+
 /** Makes the requests [frame index, mode] in order, in one task of the embedder; returns the frames' clientIds and the handles. */
 function requestInOrder(top, name, order) {
   return top.evaluate(([lockName, list]) => {
@@ -49,10 +58,7 @@ const ORDER = [[0, 'exclusive'], [1, 'shared'], [2, 'exclusive'], [1, 'exclusive
 
 test('query() lists the pending requests of several fresh frames in the order the frames made them, each once', async ({ openTab, servers, origin }) => {
   test.fixme(true, FRAMES_FIXME);
-  const top = await openTab();
-  expect(await addFrames(top, 3, servers[origin])).toBe(true);
-  const held = await call(top, 'request', 'frame-order');
-  await call(top, 'granted', held);
+  const { top, held } = await framesBehindAHolder(openTab, servers[origin], 'frame-order');
   const { clientIds } = await requestInOrder(top, 'frame-order', ORDER);
   expect(new Set(clientIds).size, 'three frames, three clients').toBe(3);
   const state = await until(top, (s) => named(s.pending, 'frame-order').length >= ORDER.length, 'every frame request is pending');
@@ -64,10 +70,7 @@ test('query() lists the pending requests of several fresh frames in the order th
 
 test('after the first grant, the frames\' requests are granted in the order they were made', async ({ openTab, servers, origin }) => {
   test.fixme(true, FRAMES_FIXME);
-  const top = await openTab();
-  expect(await addFrames(top, 3, servers[origin])).toBe(true);
-  const held = await call(top, 'request', 'frame-grants');
-  await call(top, 'granted', held);
+  const { top, held } = await framesBehindAHolder(openTab, servers[origin], 'frame-grants');
   // Exclusive requests only: each grant waits for the previous holder's release.
   const order = [[2, 'exclusive'], [0, 'exclusive'], [1, 'exclusive'], [0, 'exclusive'], [2, 'exclusive']];
   const { ids } = await requestInOrder(top, 'frame-grants', order);
