@@ -157,10 +157,12 @@ class LockRequest {
 
 export class LockManager {
   #backend;
+  #opaqueOrigin;
 
-  constructor(key, backend) {
+  constructor(key, backend, opaqueOrigin) {
     if (key !== CONSTRUCT) throw new TypeError('Illegal constructor');
     this.#backend = backend;
+    this.#opaqueOrigin = opaqueOrigin;
   }
 
   /** Backends of windows say whether their Document is fully active (backend.isFullyActive). */
@@ -194,11 +196,15 @@ export class LockManager {
         options = toLockOptions(callback);
         grantedCallback = toCallback(arguments[2]);
       }
-      // Steps 2-4: the environment and its origin. Every host here serves one origin, never opaque.
-      // The current Editor's Draft adds, right after the environment (step 3 there) and so before
-      // any check of the name: a Window whose Document is not fully active rejects with an
-      // InvalidStateError (a removed iframe's navigator.locks).
+      // Steps 2-3: the environment and its origin. The current Editor's Draft adds, right after
+      // the environment (step 3 there) and so before any check of the name: a Window whose
+      // Document is not fully active rejects with an InvalidStateError (a removed iframe's
+      // navigator.locks).
       this.#checkFullyActive();
+      // Step 4: an opaque origin rejects with a SecurityError, before the name is looked at and
+      // before the backend is asked anything, so no later layer (the hub's start under the page's
+      // Trusted Types policy, say) can answer first with another error.
+      if (this.#opaqueOrigin) throw opaqueOriginError();
       // Step 5.
       if (lockName.charCodeAt(0) === 0x2d) {
         throw domException("Names starting with '-' are reserved.", 'NotSupportedError');
@@ -243,9 +249,11 @@ export class LockManager {
     if (!(#backend in this)) {
       return Promise.reject(new TypeError("Illegal invocation: 'query' called on an object that is not a LockManager"));
     }
-    // As request(): a Document that is not fully active rejects (the Editor's Draft's step 2).
+    // As request(): a Document that is not fully active rejects (the Editor's Draft's step 2);
+    // steps 1-2: an opaque origin rejects with a SecurityError.
     try {
       this.#checkFullyActive();
+      if (this.#opaqueOrigin) throw opaqueOriginError();
     } catch (error) {
       return Promise.reject(error);
     }
@@ -262,9 +270,18 @@ function toLockInfo(info) {
   return { name: info.name, mode: info.mode, clientId: info.clientId };
 }
 
-/** For hosts: the LockManager of one context, served by its backend. */
-export function createLockManager(backend) {
-  return new LockManager(CONSTRUCT, backend);
+/** The SecurityError of a context whose origin is opaque (request() step 4, query() step 2). */
+export function opaqueOriginError() {
+  return domException('This origin is opaque (a sandboxed frame?): it has no locks.', 'SecurityError');
+}
+
+/**
+ * For hosts: the LockManager of one context, served by its backend. opaqueOrigin: the context's
+ * origin is opaque (decided once, by the host: an origin never changes), so request() and query()
+ * reject with a SecurityError and never reach the backend.
+ */
+export function createLockManager(backend, { opaqueOrigin = false } = {}) {
+  return new LockManager(CONSTRUCT, backend, opaqueOrigin === true);
 }
 
 export { Lock };

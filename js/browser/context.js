@@ -5,7 +5,7 @@
 // A hub that cannot be reached because of how the app was deployed (hub script missing, wrong
 // WEBLOCKS_HUB_URL, a creator without the polyfill) fails every request with a NotSupportedError
 // that says what to fix: an engine per context would silently stop excluding other tabs.
-import { createLockManager } from '../api/lock-manager.js';
+import { createLockManager, opaqueOriginError } from '../api/lock-manager.js';
 import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
 import { Sentinel, sentinelWorkerFor } from './sentinel.js';
@@ -194,10 +194,24 @@ function creatorWithoutPolyfill(scope) {
   return new DOMException(`Web Locks: the dedicated worker ${url} cannot reach the lock hub: the page or worker that created it does not load the weblocks polyfill, so it cannot hand this worker a port. Load weblocks-polyfill.js in the creating context before it calls new Worker().`, 'NotSupportedError');
 }
 
-/** A LockManager for this context, on its backend. */
+/**
+ * Whether this context's origin is opaque (a sandboxed frame without allow-same-origin, a data:
+ * URL, their workers): `self.origin`, the settings object's origin, serializes as "null" then.
+ * location.origin would not do: it is the URL's origin, which a sandbox does not change.
+ */
+export function isOpaqueOrigin(scope = globalThis) {
+  return scope.origin === 'null';
+}
+
+/** A LockManager for this context, on its backend. The origin is looked at once: it never changes. */
 export function createContextLocks(options) {
-  const backend = createContextBackend(options);
-  return { backend, locks: createLockManager(backend) };
+  const opaqueOrigin = isOpaqueOrigin(options?.scope ?? globalThis);
+  // An opaque origin has no lock space (its LockManager rejects before asking): nothing is started
+  // for it, no hub, sentinel or database; the workers it creates are refused a port with the same
+  // SecurityError (HubBackend.adopt).
+  const backend = opaqueOrigin ? new HubBackend(null) : createContextBackend(options);
+  if (opaqueOrigin) backend.failure = opaqueOriginError();
+  return { backend, locks: createLockManager(backend, { opaqueOrigin }) };
 }
 
 let shared = null;

@@ -269,7 +269,8 @@ export class Hub {
 
   /**
    * A message arrived. What can never wait is done here (probes, pongs, releases: an honest probe or
-   * release is never stuck behind another connection's backlog); what would make the hub keep
+   * release is never stuck behind another connection's backlog; a release waits only for its own
+   * connection's earlier messages); what would make the hub keep
    * memory is charged to the connection or refused (quota.js); the rest is filed in the
    * connection's inbox and handled in its fair turn (fair-inbox.js).
    */
@@ -299,7 +300,16 @@ export class Hub {
       if (conn.client === null && !conn.dead && conn.helloQueued === 0) return this.unregistered(conn, message, { ports });
       return conn.send({ t: H.probed, call: message.call, hubId: this.hubId });
     }
-    if (message.t === C.release && conn.client !== null) return this.handle(conn, { message, ports: null, cost: 0 });
+    if (message.t === C.release && conn.client !== null) {
+      // At once, unless this connection's earlier messages still wait in its inbox: then after
+      // them, as its context made them (spec: the lock task queue runs its steps in order). A
+      // release that overtook the context's own requests made inside its callback gave the lock
+      // to the one it should wait for first (WPT mode-exclusive "distinct resources", WebKit:
+      // issue 46). A full inbox is a flood, cut below: its release is handled now.
+      if (this.inbox.pending(conn) === 0 || this.inbox.full(conn)) return this.handle(conn, { message, ports: null, cost: 0 });
+      file(conn, { message, ports: null, cost: 0 });
+      return undefined;
+    }
     if (this.inbox.full(conn)) {
       for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
       return this.cut(conn);
@@ -335,12 +345,17 @@ export class Hub {
    */
   cut(conn) {
     const waiting = this.inbox.pending(conn);
+    const releases = [];
     for (const { message, ports, cost } of this.inbox.drop(conn)) {
+      // A release filed behind its context's earlier messages (take) is still done: the context
+      // has forgotten that lock, and its resume would not name it.
+      if (message.t === C.release) releases.push(message.token);
       this.quota.refund(conn, cost);
       if (message.t === C.query) conn.queries--;
       if (message.t === C.hello) conn.helloQueued--;
       for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
     }
+    for (const token of releases) this.release(conn, token);
     const message = `This context had ${waiting} messages waiting at the lock hub, as many as one context may (${this.inbox.maxQueued}): it sends faster than its share of the hub serves it, without flow control. The hub stopped reading this connection (its messages not yet handled are dropped); the locks it holds and the requests the hub accepted are kept, and a hello with its key on a new port resumes it.`;
     this.log('warn', `${conn.clientId ?? 'an unregistered client'} had ${waiting} messages waiting (the bound is ${this.inbox.maxQueued}): its port is closed, its locks and accepted requests are kept`);
     conn.send({ t: H.overloaded, waiting, max: this.inbox.maxQueued, message });

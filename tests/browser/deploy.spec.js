@@ -5,6 +5,7 @@
 // WebKit; frames are reached through their embedding page (support/frame-tab.js).
 import { test, expect, call, until, named } from './support/fixtures.js';
 import { frameOf } from './support/frame-tab.js';
+import { openAt } from './support/policy-tabs.js';
 
 const HUB_FIX = /Serve build\/dist\/weblocks-hub\.js and its \.wasm files from the folder of weblocks-polyfill\.js, or set WEBLOCKS_HUB_URL/;
 
@@ -310,6 +311,56 @@ test('a removed iframe\'s navigator.locks rejects request() and query() with Inv
     newManager: true,
     works: 'reattached',
   });
+});
+
+/** Embeds pages/opaque-frame.html in a sandboxed iframe of `top` (no allow-same-origin: an opaque origin) and resolves with what it posts. */
+function opaqueFrameAnswers(top, base) {
+  return top.evaluate((src) => new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', 'allow-scripts');
+    addEventListener('message', function heard(event) {
+      if (event.source !== frame.contentWindow) return;
+      removeEventListener('message', heard);
+      resolve(event.data);
+    });
+    frame.src = src;
+    document.body.appendChild(frame);
+  }), `${base}tests/browser/pages/opaque-frame.html`);
+}
+
+const SECURITY_ERROR = { ok: false, name: 'SecurityError' };
+
+/** The frame's answers (spec request() step 4, query() step 2), then the embedder's locks still work. */
+async function opaqueFrameRejectsAndEmbedderWorks(top, base, name) {
+  const held = await holdIn(top, name);
+  const answers = await opaqueFrameAnswers(top, base);
+  expect(answers, JSON.stringify(answers)).toMatchObject({
+    origin: 'null', polyfill: true, request: SECURITY_ERROR, ifAvailable: SECURITY_ERROR, reservedName: SECURITY_ERROR, query: SECURITY_ERROR, callbacks: 0,
+  });
+  // The embedder's lock was never disturbed, and its lock space still queues and grants.
+  const state = await call(top, 'query');
+  expect(named(state.held, name)).toHaveLength(1);
+  const next = await call(top, 'request', name);
+  await until(top, (s) => named(s.pending, name).length === 1, 'the embedder\'s second request waits behind its first');
+  await call(top, 'release', held);
+  expect(await call(top, 'granted', next)).toMatchObject({ name, mode: 'exclusive' });
+  await call(top, 'release', next);
+}
+
+// Plain http on a made-up name, as users meet the polyfill: no native navigator.locks in any engine.
+test.describe('on the insecure origin', () => {
+  test.use({ origin: 'insecure' });
+
+  test('in a sandboxed iframe without allow-same-origin (an opaque origin), request() and query() reject with a SecurityError, and the embedding page\'s locks keep working', async ({ openTab, servers }) => {
+    await opaqueFrameRejectsAndEmbedderWorks(await openTab(), servers.insecure, 'beside-opaque');
+  });
+});
+
+test('with Trusted Types enforced (trusted-types weblocks), an opaque-origin iframe still gets a SecurityError from request() and query(), and the embedding page\'s locks keep working', async ({ session, servers }) => {
+  // The origin is named beside 'self': WebKit's 'self' matches nothing in an opaque origin (the
+  // frame's scripts would not load), where Chromium and Firefox match the frame URL's origin.
+  const base = await servers.withPolicy((origin) => `default-src 'self' ${origin}; require-trusted-types-for 'script'; trusted-types weblocks`, { hub: "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'" });
+  await opaqueFrameRejectsAndEmbedderWorks(await openAt(session, base), base, 'beside-opaque-trusted-types');
 });
 
 test('the dedicated worker of a removed iframe releases its locks', async ({ openTab, session, servers }) => {

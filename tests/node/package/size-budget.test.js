@@ -37,10 +37,11 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // the hub. Since then, the browser bundles drop what runs only in Node (blocks labelled NODE_ONLY:
 // the engine's file read, the held lock's AsyncLocalStorage): about 220 B off the page and 380 B
 // off the hub; an app's bundler keeps them. The budgets are today's sizes with a little room: they
-// stop growth, not meet the goal.
+// stop growth, not meet the goal. The opaque origin's SecurityError (spec request() step 4,
+// query() step 2; issue 46) added about 100 B to the page (18,351 B and 18,361 B then).
 const BUDGET = {
-  'weblocks-polyfill.js': 18_250,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_300,
+  'weblocks-polyfill.js': 18_400,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_420,
   'weblocks-hub.js': 19_100,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
