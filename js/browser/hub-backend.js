@@ -595,9 +595,17 @@ export class HubBackend {
     this.vouch();
   }
 
+  /**
+   * Whether anything of this context depends on the hub's answers: a request or a held lock, an
+   * abort, a query, an observer (whose changes stop with a lost hub). The one definition that
+   * idle(), check() and hubSilent() share.
+   */
+  outstanding() {
+    return this.records.size > 0 || this.aborts.size > 0 || this.queries.size > 0 || this.observers.size > 0;
+  }
+
   idle() {
-    if (this.checkTimer !== null && this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.observers.size === 0
-      && this.probe === null && this.identity === null) {
+    if (this.checkTimer !== null && !this.outstanding() && this.probe === null && this.identity === null) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
       this.vouch();
@@ -630,7 +638,7 @@ export class HubBackend {
     // Nothing outstanding any more: stop checking (here rather than on every release, so that a
     // context that requests again at once keeps its timer). A probe or identity check in flight
     // (a worker of ours asked for a port: checkSoon) is seen through first.
-    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0 && this.probe === null && this.identity === null) return this.idle();
+    if (!this.outstanding() && this.probe === null && this.identity === null) return this.idle();
     if (this.port === null || this.asleep || this.failure !== null) return;
     const now = this.now();
     // This context was busy or throttled since the last check: messages may be waiting behind
@@ -780,7 +788,7 @@ export class HubBackend {
   /** The sentinel heard no ping from the hub for a while (its timers are not throttled as a background tab's). */
   hubSilent() {
     if (this.port === null || this.asleep || this.failure !== null) return;
-    if (this.records.size === 0 && this.aborts.size === 0 && this.queries.size === 0) return;
+    if (!this.outstanding()) return;
     this.settle();
     this.checkIdentity();
   }

@@ -242,3 +242,30 @@ test('when the hub\'s process dies while a dedicated worker that has no sentinel
   const after = await busyAcrossHubLoss({ holder: [a, [w]], busy, name, waiter: b, host, killHubProcess, who: 'worker' });
   report(`hub killed during a worker's ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: worker left its section -> waiter granted`, after);
 });
+
+test('a tab that only observes locks keeps hearing changes after the hub\'s process dies', async ({ openTab, killHubProcess }) => {
+  const host = await openTab();
+  await call(host, 'query');
+  const [observer, holder] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
+  // The observer holds and waits for nothing: its observeLocks is all it has on the hub.
+  await observer.evaluate(() => {
+    window.heardHeld = [];
+    window[Symbol.for('weblocks-wasm.observeLocks')]((snapshot) => {
+      window.heardHeld.push(snapshot.held.map((info) => info.name).sort().join(','));
+    });
+  });
+  const heard = () => observer.evaluate(() => window.heardHeld.at(-1) ?? null);
+  const before = await call(holder, 'request', 'before-loss');
+  await call(holder, 'granted', before);
+  await expect.poll(heard, { message: 'the observer hears the lock taken before the loss' }).toBe('before-loss');
+  const { hubId } = await call(holder, 'connection');
+
+  await killHubProcess(host);
+  // The holder re-registers with a new hub (it holds a lock), then takes another there.
+  const after = await call(holder, 'request', 'after-loss');
+  await call(holder, 'granted', after);
+  expect((await call(holder, 'connection')).hubId, 'the holder is on a new hub').not.toBe(hubId);
+  await expect.poll(heard, { message: 'the observer hears the lock taken on the new hub', timeout: 30_000 }).toBe('after-loss,before-loss');
+  await call(holder, 'release', after);
+  await call(holder, 'release', before);
+});
