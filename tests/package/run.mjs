@@ -6,7 +6,7 @@
 // bundles run in Chromium from an insecure origin, vitest 3 and 5 (jsdom, happy-dom, node; every
 // pool, isolation on and off, in band and with workers) and jest 29 and 30 (the same environments;
 // ES modules and CommonJS, in band and with workers): versions in tests/package/versions.mjs.
-// The commands and configs are the README's.
+// The commands and configs are the ones the README and docs/ show.
 // Usage: node tests/package/run.mjs [app names...]   e.g. vitest-5, jest (every jest app), vite
 // WEBLOCKS_PACKAGE_JOBS=n: test-runner configurations run at once (default 2, or 1 on one core).
 import { spawn } from 'node:child_process';
@@ -38,7 +38,7 @@ const TOOLS = {
   rollup: ['rollup@4.68.7', '@rollup/plugin-node-resolve@16.0.3'],
 };
 
-// The copy step of the README: the hub, the polyfill bundle and the engine at /weblocks/.
+// The copy step the README shows: the hub, the polyfill bundle and the engine at /weblocks/.
 const COPY_TO = (dir) => `mkdir -p ${dir}/weblocks && cp node_modules/weblocks-wasm/build/dist/* ${dir}/weblocks/`;
 const BUNDLER_SCRIPTS = {
   vite: { build: `${COPY_TO('public')} && vite build`, dev: `${COPY_TO('public')} && vite` },
@@ -412,18 +412,28 @@ function prepareRunnerApps(work, tarball, selected) {
 const JEST_TEST_SCRIPT = 'NODE_OPTIONS=--experimental-vm-modules jest';
 
 const APPS = {
-  // The README shows exactly what the apps below use: every script and config file, verbatim.
-  readme: async () => {
-    const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
-    const shown = [
-      ...Object.values(BUNDLER_SCRIPTS).flatMap((scripts) => Object.values(scripts)),
-      ...['web/src/main.js', 'vite/vite.config.js', 'webpack/webpack.config.js', 'rollup/rollup.config.mjs',
-        'vitest/vitest.config.js', 'jest/jest.config.js', 'jest/jest-cjs.config.js'].map((file) => readFileSync(path.join(templates, file), 'utf8').trimEnd()),
-      JEST_TEST_SCRIPT,
-    ];
-    const missing = shown.filter((text) => !readme.includes(text));
-    check(missing.length === 0, `the README does not show:\n${missing.join('\n---\n')}`);
-    return `the README shows all ${shown.length} scripts and config files verbatim`;
+  // The documentation shows exactly what the apps below use, every script and config file verbatim:
+  // the bundlers' in docs/browser.md, the test runners' in docs/api.md; the README shows the copy step.
+  docs: async () => {
+    const read = (file) => readFileSync(path.join(repo, file), 'utf8');
+    const template = (file) => readFileSync(path.join(templates, file), 'utf8').trimEnd();
+    const shown = {
+      'README.md': [COPY_TO('public')],
+      'docs/browser.md': [
+        ...Object.values(BUNDLER_SCRIPTS).flatMap((scripts) => Object.values(scripts)),
+        ...['web/src/main.js', 'vite/vite.config.js', 'webpack/webpack.config.js', 'rollup/rollup.config.mjs'].map(template),
+      ],
+      'docs/api.md': [
+        ...['vitest/vitest.config.js', 'jest/jest.config.js', 'jest/jest-cjs.config.js'].map(template),
+        JEST_TEST_SCRIPT,
+      ],
+    };
+    const missing = Object.entries(shown).flatMap(([file, texts]) => {
+      const text = read(file);
+      return texts.filter((t) => !text.includes(t)).map((t) => `${file} does not show:\n${t}`);
+    });
+    check(missing.length === 0, missing.join('\n---\n'));
+    return `the README and docs show all ${Object.values(shown).flat().length} scripts and config files verbatim`;
   },
   'node-esm': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'node-esm', {});
