@@ -36,7 +36,7 @@ for (const [name, versions] of Object.entries(TESTED)) {
   const released = await latest(name);
   if (major(released) > major(newest)) {
     newMajor = true;
-    console.log(`NEW MAJOR  ${name} ${released} (tested up to ${newest}): add it to tests/package/versions.mjs and the README`);
+    console.log(`NEW MAJOR  ${name} ${released} (tested up to ${newest}): add it to tests/package/versions.mjs and docs/ (api.md, browser.md)`);
   } else if (newer(released, newest) > 0) {
     console.log(`newer      ${name} ${released} (tested ${newest}, same major)`);
   } else {

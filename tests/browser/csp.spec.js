@@ -8,7 +8,7 @@ import { test, expect, call } from './support/fixtures.js';
 import { TASK_MS, busyHolderKeepsItsLock } from './support/busy-holder.js';
 import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
 
-// The README's policy ("Content-Security-Policy and Trusted Types"): pages need nothing beyond
+// The policy of docs/browser.md ("Content-Security-Policy and Trusted Types"): pages need nothing beyond
 // 'self' (the sentinel is a same-origin script); only the hub compiles WebAssembly.
 export const PAGE_POLICY = "default-src 'self'";
 export const HUB_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -24,7 +24,7 @@ async function busyHoldersKeepTheirLocks(session, base) {
   return { host, a, b };
 }
 
-test(`with the README's policy (pages default-src 'self', the hub also 'wasm-unsafe-eval'), a busy tab and a busy worker keep their locks for ${TASK_MS} ms`, async ({ session, servers }) => {
+test(`with the documented policy (pages default-src 'self', the hub also 'wasm-unsafe-eval'), a busy tab and a busy worker keep their locks for ${TASK_MS} ms`, async ({ session, servers }) => {
   const base = await servers.withPolicy(PAGE_POLICY, { hub: HUB_POLICY });
   const { a } = await busyHoldersKeepTheirLocks(session, base);
   const state = await call(a, 'backendState');

@@ -1,5 +1,5 @@
 // How soon a SIGKILLed process's lock goes to a waiter in another process: measured, not asserted
-// (the README quotes these numbers). The waiter is this test process; the time runs from the kill
+// (docs/api.md quotes these numbers). The waiter is this test process; the time runs from the kill
 // to the waiter's callback. Also: a process of the other Node version (20 or 24) shares the hub.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
