@@ -2,7 +2,7 @@
 // importScripts(). The hub script and the wasm files sit next to it: their URLs come from this
 // script's own URL, or, when its source was injected inline, from globalThis.WEBLOCKS_HUB_URL
 // (set it before the script runs).
-import { setAssetBase } from '../hub/assets.js';
+import { setAssetBase } from '../engine/assets.js';
 import { install } from './install.js';
 
 function ownScriptUrl() {

@@ -1,6 +1,6 @@
 // The hub of an ES module entry: globalThis.WEBLOCKS_HUB_URL if set, else the entry's default. The
 // engine's wasm files are served next to the hub (the in-context fallback loads them from there).
-import { setAssetBase } from '../hub/assets.js';
+import { setAssetBase } from '../engine/assets.js';
 
 export function locateHub(defaultHubUrl) {
   const configured = globalThis.WEBLOCKS_HUB_URL;

@@ -4,7 +4,7 @@
 // the hub and the engine binding.
 import { Hub } from '../hub/hub.js';
 import { loadHubEngine } from '../hub/load-engine.js';
-import { setAssetBase } from '../hub/assets.js';
+import { setAssetBase } from '../engine/assets.js';
 import { engineWasmUrl } from '../engine/index.js';
 import { engineLoadProblem } from '../engine/load-problem.js';
 

@@ -4,7 +4,7 @@
 // context and the dedicated workers it creates, over the same protocol, so nothing else changes.
 // The hub and engine binding it needs are a file of their own, weblocks-in-context.js next to
 // the hub (in-context-hub.js), loaded only here: most contexts never need them.
-import { inContextScriptUrl, assetBase } from '../hub/assets.js';
+import { inContextScriptUrl, assetBase } from '../engine/assets.js';
 import { loadClassicScript } from './load-script.js';
 import { IN_CONTEXT_KEY } from './in-context-key.js';
 

@@ -1,6 +1,6 @@
 // The observeLocks client for the classic polyfill: a file of its own, weblocks-observe.js next to
 // the hub (classic-observe.js), loaded on the first observeLocks() call: most pages never observe.
-import { observeScriptUrl } from '../hub/assets.js';
+import { observeScriptUrl } from '../engine/assets.js';
 import { loadClassicScript } from './load-script.js';
 import { OBSERVE_KEY } from './observe-key.js';
 

@@ -5,7 +5,7 @@ import {
   LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, NO_MEMORY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
   STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,
 } from './layout.js';
-import { engineWasmUrl as servedWasmUrl } from '../hub/assets.js';
+import { engineWasmUrl as servedWasmUrl } from './assets.js';
 import { roundPages } from './region-pool.js';
 
 export const MODE = Object.freeze({ exclusive: 0, shared: 1 });
@@ -39,7 +39,7 @@ const nodeModule = (name) => globalThis.process?.getBuiltinModule?.(name);
 // A variable, not a literal: bundlers would emit a hashed copy of the wasm for new URL('…', import.meta.url).
 const PACKAGED_WASM_DIR = '../../build/dist/';
 
-/** Where the engine's wasm is: next to the served hub (js/hub/assets.js), else the package's build/dist/. */
+/** Where the engine's wasm is: next to the served hub (js/engine/assets.js), else the package's build/dist/. */
 export function engineWasmUrl({ shared }) {
   const served = servedWasmUrl({ shared });
   if (served !== undefined) return new URL(served);

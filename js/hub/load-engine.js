@@ -2,7 +2,7 @@
 // one otherwise (a hub is the only agent on its memory either way: browsers cannot post shared
 // memory to a SharedWorker, so the shared build only matters where that changes).
 import { compileEngine, createEngineMemory, attachEngine } from '../engine/index.js';
-import { engineWasmUrl } from './assets.js';
+import { engineWasmUrl } from '../engine/assets.js';
 
 export async function loadHubEngine({ preferShared = true } = {}) {
   // Shared memory needs cross-origin isolation in every browser: a hub without it goes straight to

@@ -3,7 +3,7 @@
 import { observableLockManager } from '../api/index.js';
 import { MachineBackend } from './machine-backend.js';
 import { spaceFiles, defaultFolder, defaultSpaceName } from './place.js';
-import { machineSpaceChosen, chosenSpaceLockManager } from './chosen.js';
+import { machineSpaceChosen, chosenSpaceLockManager } from '../node/chosen-space.js';
 
 export { machineSpaceChosen };
 

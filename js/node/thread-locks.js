@@ -10,7 +10,7 @@ import { createLockSpace } from './lock-space.js';
 import { ResettableBackend } from './reset-backend.js';
 import { DeferredBackend } from '../api/local-backend.js';
 import { ThreadKeepAlive } from './keep-alive.js';
-import { machineSpaceChosen, chosenSpaceLockManager } from '../machine/chosen.js';
+import { machineSpaceChosen, chosenSpaceLockManager } from './chosen-space.js';
 
 let locks = null;
 let backend = null; // this thread's client in the process-wide lock space

@@ -1,6 +1,7 @@
 // The machine lock space's code (js/machine/, about 10 ms of module loading in each new thread) is
 // loaded only by threads of a process that opted in, and only on their first use of navigator.locks
-// (js/node/deferred-backend.js); other threads load js/machine/chosen.js alone.
+// (js/node/deferred-backend.js); other threads load none of js/machine/ (js/node/chosen-space.js says
+// whether the process opted in).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -32,12 +33,12 @@ test('threads of a process that did not opt in never load the machine lock space
   delete env.NODE_OPTIONS;
   const loads = loadsOf(t, env, ['request']);
   assert.equal(loads.filter((file) => file === 'js/node/index.js').length, 2, 'the hook saw both threads load the package');
-  assert.deepEqual(machineModules(loads), ['js/machine/chosen.js']);
+  assert.deepEqual(machineModules(loads), []);
 });
 
 test('threads of a process that opted in load it on their first request, not before', (t) => {
   const space = freshSpace(t);
-  assert.deepEqual(machineModules(loadsOf(t, space.env, [])), ['js/machine/chosen.js'], 'imported and installed, no request made');
+  assert.deepEqual(machineModules(loadsOf(t, space.env, [])), [], 'imported and installed, no request made');
   const loads = machineModules(loadsOf(t, space.env, ['request']));
   assert.ok(loads.includes('js/machine/locks.js') && loads.includes('js/machine/machine-backend.js'), loads.join(', '));
 });
