@@ -38,11 +38,14 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // the engine's file read, the held lock's AsyncLocalStorage): about 220 B off the page and 380 B
 // off the hub; an app's bundler keeps them. The budgets are today's sizes with a little room: they
 // stop growth, not meet the goal. The opaque origin's SecurityError (spec request() step 4,
-// query() step 2; issue 46) added about 100 B to the page (18,351 B and 18,361 B then).
+// query() step 2; issue 46) added about 100 B to the page (18,351 B and 18,361 B then). The back/
+// forward cache as each engine's own locks treat it (js/browser/bfcache.js, outstanding.js: a
+// Firefox page kept out while it or its workers hold or wait, WebKit's waiting requests aborted)
+// added about 480 B to the page and 50 B to the hub (18,876 B, 18,828 B and 19,154 B then).
 const BUDGET = {
-  'weblocks-polyfill.js': 18_400,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_420,
-  'weblocks-hub.js': 19_100,
+  'weblocks-polyfill.js': 18_920,
+  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_870,
+  'weblocks-hub.js': 19_200,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };
