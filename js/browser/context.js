@@ -15,6 +15,7 @@ import { sentinelUrlOf, startScript } from './script-urls.js';
 import { localHubPort, loadInContextHub } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow, keepEarlyPort } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
+import { bfcacheRule, contextOutstanding } from './bfcache.js';
 
 export function contextKind(scope = globalThis) {
   if (typeof scope.DedicatedWorkerGlobalScope === 'function' && scope instanceof scope.DedicatedWorkerGlobalScope) return 'dedicated-worker';
@@ -106,7 +107,8 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
   // What the next hub waits for if this context is busy when its hub dies and it has no sentinel.
   const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope)) : null;
-  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow });
+  const outstanding = viaHub ? contextOutstanding(scope, kind, kind !== 'dedicated-worker' || takeCreatorMark(scope)) : null;
+  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, outstanding, bfcacheRule: bfcacheRule(scope) });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;
@@ -223,7 +225,8 @@ export function contextLocks(options) {
     shared = createContextLocks(options);
     const scope = options?.scope ?? globalThis;
     // The workers this context creates ask for ports to the default space or to a bucket's.
-    patchWorkerConstructor(scope, (space) => (space === null ? shared : bucketLocks(space, options)).backend);
+    patchWorkerConstructor(scope, (space) => (space === null ? shared : bucketLocks(space, options)).backend,
+      contextOutstanding(scope, contextKind(scope), contextKind(scope) !== 'dedicated-worker' || takeCreatorMark(scope)));
   }
   return shared;
 }

@@ -15,6 +15,7 @@ import {
 } from '../hub/protocol.js';
 import { PendingQueries } from './snapshot-pieces.js';
 import { Flow } from './flow.js';
+import { RecordMap } from './outstanding.js';
 import { randomUuid as randomClientId } from '../api/random-id.js';
 import { warnDeadlock } from '../api/observe-shared.js';
 import { terminatedWorkerRunsOn } from '../hub/terminated-worker.js';
@@ -25,6 +26,7 @@ export const LOST = Object.freeze({
   declaredDead: 'The lock was released: this context and its sentinel did not answer the lock hub in time (frozen, or its process stopped), so the hub declared it dead.',
   notReclaimed: 'The lock was released: the lock hub was lost and this context could not take the lock back from its successor in time.',
   pageHidden: 'The lock was released when the page entered the back/forward cache.',
+  pageHiddenWaiting: 'The request was aborted when the page entered the back/forward cache.',
 });
 
 // The life of one request, as this context sees it.
@@ -63,7 +65,10 @@ export class HubBackend {
     this.helloEntries = null;   // reclaim entries of the hello in flight (answered by welcome)
     this.failure = null;        // a permanent error (protocol mismatch): every request fails with it
     this.asleep = false;        // between pagehide (bfcache) and pageshow
-    this.records = new Map();   // token -> { name, mode, wait, listener, state, seq }
+    // token -> { name, mode, wait, listener, state, seq }; whether any exists is told to `outstanding` (bfcache.js)
+    this.outstanding = options.outstanding ?? null;
+    this.records = new RecordMap((busy) => this.outstanding?.set(this, busy));
+    this.bfcacheRule = options.bfcacheRule ?? 'release';
     this.aborts = new Map();    // token -> resolve(boolean)
     this.abortsMade = new Map(); // token -> when abort() was called (`made`)
     this.made = 0;              // counts request(), abort() and query() calls: their order, for askAgain
@@ -600,12 +605,12 @@ export class HubBackend {
    * abort, a query, an observer (whose changes stop with a lost hub). The one definition that
    * idle(), check() and hubSilent() share.
    */
-  outstanding() {
+  waitsOnHub() {
     return this.records.size > 0 || this.aborts.size > 0 || this.queries.size > 0 || this.observers.size > 0;
   }
 
   idle() {
-    if (this.checkTimer !== null && !this.outstanding() && this.probe === null && this.identity === null) {
+    if (this.checkTimer !== null && !this.waitsOnHub() && this.probe === null && this.identity === null) {
       clearInterval(this.checkTimer);
       this.checkTimer = null;
       this.vouch();
@@ -638,7 +643,7 @@ export class HubBackend {
     // Nothing outstanding any more: stop checking (here rather than on every release, so that a
     // context that requests again at once keeps its timer). A probe or identity check in flight
     // (a worker of ours asked for a port: checkSoon) is seen through first.
-    if (!this.outstanding() && this.probe === null && this.identity === null) return this.idle();
+    if (!this.waitsOnHub() && this.probe === null && this.identity === null) return this.idle();
     if (this.port === null || this.asleep || this.failure !== null) return;
     const now = this.now();
     // This context was busy or throttled since the last check: messages may be waiting behind
@@ -788,7 +793,7 @@ export class HubBackend {
   /** The sentinel heard no ping from the hub for a while (its timers are not throttled as a background tab's). */
   hubSilent() {
     if (this.port === null || this.asleep || this.failure !== null) return;
-    if (!this.outstanding()) return;
+    if (!this.waitsOnHub()) return;
     this.settle();
     this.checkIdentity();
   }
@@ -918,6 +923,17 @@ export class HubBackend {
     this.vouch();
     this.flow.close();
     this.loseHeld(LOST.pageHidden);
+    // WebKit's own locks abort the window's waiting requests too; elsewhere they wait on (pageShown).
+    if (this.bfcacheRule === 'abort-waiting') this.abortWaiting(LOST.pageHiddenWaiting);
+  }
+
+  /** Rejects every request not granted yet with an AbortError (the hub forgot them with our bye). */
+  abortWaiting(message) {
+    for (const [token, record] of this.records) {
+      if (record.state === HELD || record.state === RELEASING) continue;
+      this.records.delete(token);
+      record.listener.failed(token, new DOMException(message, 'AbortError'));
+    }
   }
 
   /** pageshow from the back/forward cache: register again what still waits. */

@@ -27,13 +27,19 @@ export function isBucketName(name) {
  * In a context that creates workers: answer their port requests through `backendFor(space)` (the
  * HubBackend of the default lock space, space null, or of a storage bucket's).
  */
-export function patchWorkerConstructor(scope, backendFor) {
+export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
   const NativeWorker = scope.Worker;
   if (typeof NativeWorker !== 'function' || NativeWorker[PATCHED]) return;
   let workers = 0;
   // Per worker: its number in this context, and the backends (lock spaces) that adopted it.
   const adoptions = new WeakMap();
   function answer(event) {
+    // A worker of ours now has (or no longer has) locks held or waited for (bfcache.js).
+    if (markerOf(event.data) === 'outstanding') {
+      event.stopImmediatePropagation();
+      if (!adoptions.get(event.target)?.ended) outstanding?.set(event.target, event.data.busy === true);
+      return;
+    }
     if (markerOf(event.data) !== 'need-port') return;
     event.stopImmediatePropagation();
     const space = event.data.space ?? null;
@@ -76,6 +82,7 @@ export function patchWorkerConstructor(scope, backendFor) {
       const adopted = adoptions.get(this);
       if (adopted === undefined || adopted.ended) return;
       adopted.ended = true;
+      outstanding?.set(this, false);
       for (const backend of adopted.backends) backend.workerEnded(adopted.number);
       adopted.backends.clear();
     }

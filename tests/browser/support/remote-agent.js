@@ -11,12 +11,21 @@
   if (window.trustedTypes && !window.trustedTypes.defaultPolicy) {
     try { window.trustedTypes.createPolicy('default', { createScript: (source) => source }); } catch { /* not allowed: no Trusted Types here */ }
   }
-  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/__remote?tab=${encodeURIComponent(tab)}`);
   const early = [];
+  let socket = null;
   const send = (message) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message)); else early.push(message);
   };
-  socket.onopen = () => { for (const m of early.splice(0)) socket.send(JSON.stringify(m)); };
+  const connect = () => {
+    socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/__remote?tab=${encodeURIComponent(tab)}`);
+    socket.onopen = () => { for (const m of early.splice(0)) socket.send(JSON.stringify(m)); };
+    socket.onmessage = run;
+  };
+  // The back/forward cache: the page closes its channel as it enters (an open socket would keep it
+  // out in some engines, and the test then sees the page gone) and connects again when restored,
+  // which the test process sees as the tab's next document (engines/webkit.js leave).
+  addEventListener('pagehide', (event) => { if (event.persisted) socket.close(); });
+  addEventListener('pageshow', (event) => { if (event.persisted) connect(); });
   for (const type of ['log', 'info', 'warn', 'error', 'debug']) {
     const original = console[type];
     console[type] = function (...args) {
@@ -25,7 +34,7 @@
     };
   }
   addEventListener('error', (event) => send({ t: 'pageerror', text: String((event.error && event.error.stack) || event.message) }));
-  socket.onmessage = async (event) => {
+  async function run(event) {
     const command = JSON.parse(event.data);
     let reply;
     try {
@@ -36,5 +45,6 @@
       reply = { t: 'result', id: command.id, error: String((error && error.stack) || error) };
     }
     send(reply);
-  };
+  }
+  connect();
 })();

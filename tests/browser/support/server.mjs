@@ -6,6 +6,7 @@
 // [SecureContext] API) and users need the polyfill. Every server listens on 127.0.0.1 only.
 // On the plain origins, `?coi` isolates one page. Port 0: any free port. `node
 // support/server.mjs` serves them until killed, printing their URLs (for trying pages by hand).
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,10 @@ function handler(isolated, remote, policies = null) {
     // A worker script of a cross-origin-isolated page must carry COEP itself (Chromium refuses it
     // otherwise); a ?coi page's sentinel is such a script, served as an isolated app serves it.
     else if (/\/weblocks-sentinel\.js(\?|$)/.test(req.url)) Object.assign(headers, { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' });
+    // ?cacheable: a page the back/forward cache may keep (Chromium keeps no page served with
+    // no-store, and sirv's dev mode says no-store): revalidated on every load all the same.
+    const cacheable = /[?&]cacheable\b/.test(req.url);
+    if (cacheable) headers['Cache-Control'] = 'no-cache';
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
     const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub|in-context)\.js)(\?.*)?$/);
@@ -80,6 +85,7 @@ function handler(isolated, remote, policies = null) {
       return;
     }
     if (remote.serveWithAgent(req, res, headers)) return;
+    if (cacheable && serveHtml(req, res, headers)) return;
     const notFound = () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found');
@@ -94,6 +100,15 @@ function handler(isolated, remote, policies = null) {
     }
     files(req, res, notFound);
   };
+}
+
+/** Serves an HTML page of the repository with `headers` as they are; false when the request is not for one. */
+function serveHtml(req, res, headers) {
+  const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://host').pathname));
+  if (!file.startsWith(root) || !file.endsWith('.html') || !fs.existsSync(file)) return false;
+  res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+  res.end(fs.readFileSync(file));
+  return true;
 }
 
 function listen(server, port, host = '127.0.0.1') {

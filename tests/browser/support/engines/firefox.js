@@ -47,6 +47,8 @@ class FirefoxTab extends RemoteTab {
   evaluate(fn, arg) { return this.page.evaluate(fn, arg); }
   async goto(url) { await this.page.goto(url); }
   async reload() { await this.page.reload(); }
+  /** history.back(), as a page's own script goes back: resolves at once (the caller waits for the document it expects). */
+  async back() { await this.page.evaluate(() => { setTimeout(() => history.back(), 0); return true; }); }
   url() { return this.page.url(); }
   async close() { if (!this.page.isClosed()) await this.page.close(); }
   /** Like Playwright's page.screenshot({ path, fullPage }). */

@@ -62,7 +62,14 @@ class WebKitTab extends RemoteTab {
 
   goto(url) {
     const target = withTab(url, this.id);
+    this.history = [...(this.history ?? []), this.lastUrl];
     return this.leave((u) => { setTimeout(() => { location.href = u; }, 0); return true; }, target, url);
+  }
+
+  /** history.back(): resolves once the previous document connected again (restored from the back/forward cache, or loaded anew). */
+  back() {
+    const url = this.history?.pop() ?? this.lastUrl;
+    return this.leave(() => { setTimeout(() => history.back(), 0); return true; }, null, url);
   }
 
   reload() { return this.leave(() => { setTimeout(() => location.reload(), 0); return true; }, null, this.lastUrl); }
