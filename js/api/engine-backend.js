@@ -49,7 +49,7 @@ export class EngineBackend {
     this.failedTokens = -(2 ** 52);
     /** Host hook, called when `waiting` or the number of listeners may have changed. */
     this.onActivity = null;
-    /** Host hook, called before each engine request; throws to refuse it (the Deno host's running mark). */
+    /** Host hook, called before each engine request (the Deno host's running mark); may throw to refuse it. */
     this.beforeRequest = null;
     /** Host hook, called before each snapshot: null, or a promise to wait for first (ends of threads being proven). */
     this.beforeQuery = null;

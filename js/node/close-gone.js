@@ -4,9 +4,8 @@
 // A thread reported ended is closed only once it can no longer run: a runtime may report a
 // Worker ended while it still runs (Deno's terminate() of a busy worker), and handing its lock on
 // then would let two holders run at once. Until the kernel confirms it, or the runtime's own
-// report is proof (records.stopped: Node reports a Worker ended once its thread is joined), or
-// the runtime's own lock manager proves it (records.proveStopped: Deno, stop-proof.js), its locks
-// stay held, and after a while a warning says so, naming the setting that lets the app decide.
+// report is proof (records.stopped: Node reports a Worker ended once its thread is joined), its
+// locks stay held, and after a while a warning says so, naming the setting that lets the app decide.
 //
 // One of them may have died inside an engine call, holding the engine mutex: closing its owner
 // takes the mutex over and rolls that call back (wl_close_clients_of_owner). The closer never
@@ -36,7 +35,7 @@ export class GoneThreadCloser {
     this.timer = null;
     this.warned = new Set();
     this.closed = 0;
-    this.proofs = new Map(); // threadId -> { release: null | lets the proof's marks go } (stop-proof.js)
+    this.closedWaiters = []; // reportedEndsClosed()'s
   }
 
   /** `threadIds` are gone (none of them can run any more); `reported`: the one whose Worker said so. */
@@ -53,48 +52,31 @@ export class GoneThreadCloser {
     this.onError(threadId, new Error(message));
   }
 
-  // The kernel's word or the runtime's report where that is proof (records.stopped); else, for a
-  // thread reported ended, the runtime's lock manager's (started once, run() again when it comes);
-  // else the app's setting.
-  hasStopped(threadId, engine) {
+  // The kernel's word, or the runtime's report where that is proof (records.stopped); else, for a
+  // thread reported ended, the app's setting.
+  hasStopped(threadId) {
     const { reported } = this.pending.get(threadId);
     if (this.records.stopped(threadId, reported)) return true;
-    if (!reported) return false;
-    if (process.env[TRUST_REPORTED_END] === '1') return true;
-    const proof = this.proofs.get(threadId);
-    if (proof !== undefined) return proof.release !== null;
-    const proven = this.records.proveStopped?.(threadId) ?? null;
-    if (proven !== null) {
-      const entry = { release: null, proven };
-      this.proofs.set(threadId, entry);
-      proven.then((release) => {
-        entry.release = release;
-        if (this.proofs.get(threadId) === entry) this.run(engine);
-        else release();
-      });
-    }
-    return false;
+    return reported && process.env[TRUST_REPORTED_END] === '1';
   }
 
   /**
-   * Resolves once every proof under way has come (and its thread is closed), or after `capMs`: a
-   * query() right after `await worker.terminate()` then no longer lists that worker's locks
-   * (Deno frees its marks a fraction of a millisecond after terminate() resolves).
+   * Null when no thread reported ended waits to be closed; else resolves once none does (each
+   * closed), or after `capMs`: a query() right after `await worker.terminate()` then no longer
+   * lists that worker's locks (Deno resolves terminate() a little before the kernel drops the
+   * worker's thread).
    */
-  proofsUnderWay(capMs) {
-    const waits = [...this.proofs.values()].filter((entry) => entry.release === null).map((entry) => entry.proven);
-    if (waits.length === 0) return null;
-    let timer;
-    const cap = new Promise((resolve) => {
-      timer = setTimeout(resolve, capMs);
+  reportedEndsClosed(capMs) {
+    if (![...this.pending.values()].some((entry) => entry.reported)) return null;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, capMs);
       timer.unref?.();
+      this.closedWaiters.push(done);
     });
-    return Promise.race([Promise.all(waits), cap]).then(() => clearTimeout(timer));
-  }
-
-  forgetProof(threadId) {
-    this.proofs.get(threadId)?.release?.();
-    this.proofs.delete(threadId);
   }
 
   run(engine) {
@@ -107,9 +89,9 @@ export class GoneThreadCloser {
     const order = this.pending.has(holder) ? [holder, ...this.pending.keys()] : [...this.pending.keys()];
     for (const threadId of order) {
       if (!this.pending.has(threadId)) continue;
-      if (!this.hasStopped(threadId, engine)) {
+      if (!this.hasStopped(threadId)) {
         this.warnOnce(threadId, `thread ${threadId} was reported ended but has not stopped for over ${WARN_AFTER_MS} ms `
-          + '(the kernel still lists it, and no other proof that its JavaScript can no longer run has come): its locks stay held until it stops. '
+          + '(the kernel still lists it): its locks stay held until it stops. '
           + `If this runtime's report of a worker's end can be trusted in this app (its workers are never busy when terminated), set ${TRUST_REPORTED_END}=1.`);
         continue;
       }
@@ -118,7 +100,6 @@ export class GoneThreadCloser {
         closed = engine.tryCloseClientsOfOwner(threadId);
       } catch (error) {
         this.pending.delete(threadId);
-        this.forgetProof(threadId);
         this.onError(threadId, error); // (BROKEN: the engine refuses every call; its records stay)
         continue;
       }
@@ -128,7 +109,6 @@ export class GoneThreadCloser {
       }
       this.pending.delete(threadId);
       this.warned.delete(threadId);
-      this.forgetProof(threadId);
       this.closed += closed;
       this.regions.releaseOwner(threadId);
       this.toForget.add(threadId);
@@ -141,6 +121,9 @@ export class GoneThreadCloser {
         this.toForget.delete(threadId);
         progress = true;
       }
+    }
+    if (this.closedWaiters.length > 0 && ![...this.pending.values()].some((entry) => entry.reported)) {
+      for (const done of this.closedWaiters.splice(0)) done();
     }
     if (this.pending.size > 0 || this.toForget.size > 0) {
       // (Also polls the kernel for threads reported ended that still run.)

@@ -16,7 +16,7 @@ import {
 import { GoneThreadCloser } from './close-gone.js';
 import { ensureKeeper } from './rendezvous.js';
 import { ThreadKeepAlive } from './keep-alive.js';
-import { runningMarkOf, proveStopped } from './stop-proof.js';
+import { runningMarkOf } from './running-mark.js';
 
 /**
  * Makes `backend` wait on its doorbell with one Atomics.waitAsync while it has requests queued or
@@ -63,9 +63,9 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads, mark) {
   update();
 }
 
-// How long a query() waits at most for the proofs of threads reported ended (stop-proof.js),
-// which come within a millisecond for a thread that has stopped.
-const QUERY_WAITS_FOR_PROOF_MS = 20;
+// How long a query() waits at most for threads reported ended to be closed (a stopped thread
+// leaves the kernel's list within milliseconds of its Worker's 'exit').
+const QUERY_WAITS_FOR_CLOSE_MS = 50;
 
 // How often the threads waiting for a lock look for threads that ended unseen (one of them per
 // period: a read of /proc/self/task/<tid> per recorded thread).
@@ -126,12 +126,13 @@ export function connectThread() {
   const joined = typeof space.then === 'function' ? space.then(joinSpace) : joinSpace(space);
   const ready = Promise.resolve(joined).then(({ engineReady, closer, threads }) => engineReady.then((engine) => {
     backend = new EngineBackend(engine, clientId, threadId);
+    // Deno: held while this thread has anything in the lock space, so that terminate() stops it.
     const mark = runningMarkOf(threadId);
     if (mark !== null) {
       const client = backend;
-      client.beforeRequest = () => { if (!mark.enter(client)) throw reportedEnded(); };
+      client.beforeRequest = () => mark.enter(client);
     }
-    backend.beforeQuery = () => closer.proofsUnderWay(QUERY_WAITS_FOR_PROOF_MS);
+    backend.beforeQuery = () => closer.reportedEndsClosed(QUERY_WAITS_FOR_CLOSE_MS);
     serveDoorbell(backend, keepAlive, () => {
       if (!claimSweep(threads, Math.floor(Date.now() / SWEEP_MS) % 0x40000000)) return;
       const gone = goneRecordedThreads(threads);
@@ -171,16 +172,6 @@ export function connectThread() {
   return deferred;
 }
 
-// Deno: a closer holds this thread's running mark (stop-proof.js), so this thread was reported
-// ended (its Worker terminated) and its locks may have passed on.
-function reportedEnded() {
-  const error = new Error(`weblocks-wasm: worker thread ${threadId} was reported ended (its Worker terminated) `
-    + 'yet still runs: it takes no more lock requests, since another thread may now hold what it held.');
-  error.name = 'LockSpaceError';
-  error.code = 'ERR_WEBLOCKS_THREAD_ENDED';
-  return error;
-}
-
 function noSharedMemory() {
   const error = new Error(`weblocks-wasm: worker thread ${threadId} cannot share the process's lock space: shared WebAssembly memory `
     + '(SharedArrayBuffer) is unavailable here, and a lock space of its own would not exclude the other threads. '
@@ -207,7 +198,6 @@ function joinSpace(space) {
     forget: (goneId) => forgetThread(space.threads, goneId),
     hasRecordedChildren: (goneId) => hasRecordedChildren(space.threads, goneId),
     stopped: (goneId, reported) => recordedThreadHasStopped(space.threads, goneId, reported),
-    proveStopped: (goneId) => proveStopped(goneId),
   };
   const closer = new GoneThreadCloser(engineReady, regions, records, (goneId, error) => {
     process.emitWarning(`weblocks-wasm: closing the locks of exited thread ${goneId}: ${error?.message ?? error}`);

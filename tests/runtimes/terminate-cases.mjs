@@ -54,6 +54,8 @@ async function busyHolder() {
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const { worker } = await start('busy', 'busy', counter.buffer);
   const waiter = locks.request('busy', () => Atomics.load(counter, COUNT));
+  // Terminated while in its loop (on a loaded machine its thread may not have run yet).
+  while (Atomics.load(counter, COUNT) === 0) await delay(1);
   await worker.terminate();
   const atGrant = await waiter;
   // Long enough for a loop that still ran to count many times over (it adds about a million a second).
