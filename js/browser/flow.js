@@ -12,7 +12,7 @@ export class Flow {
   /**
    * @param post  (message, transfer) => boolean: posts on the current port; false when the message
    *              is no longer wanted (an aborted request, an answered query): it is skipped
-   * @param options { window, syncEvery }
+   * @param {object} [options] { window, syncEvery }
    */
   constructor(post, options = {}) {
     this.post = post;

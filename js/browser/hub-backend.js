@@ -44,7 +44,7 @@ const ANSWERS = new Set([H.granted, H.queued, H.notAvailable, H.failed]);
 export class HubBackend {
   /**
    * @param connect   () => Promise<MessagePort>: a fresh port to the hub (called again after a loss)
-   * @param options   { clientId, liveness, log, now }
+   * @param {object} [options]   { clientId, liveness, log, now }
    */
   constructor(connect, options = {}) {
     this.connectPort = connect;
@@ -76,6 +76,7 @@ export class HubBackend {
     // it then: if no answer has come by this time, is that hub still the origin's? (check)
     this.earlyHub = null;       // { hubId, askBy }
     this.checkTimer = null;
+    /** @type {any} a timer */
     this.sentinelTimer = null;  // the sentinel's port goes to the hub when it fires (sendSentinelSoon)
     this.lastCheck = 0;
     this.lastLostHub = null;

@@ -80,7 +80,7 @@ class Connection {
 export class Hub {
   /**
    * @param engine  an Engine (js/engine): the hub is its only user
-   * @param options { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
+   * @param {object} [options] { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
    *   hearing: a MessageChannel for the hub's echo to itself (hearing.js); without it, silence
    *   always counts
    *   predecessor: what the hub before this one left behind (succession.js): 'lost' (clients),
@@ -857,7 +857,7 @@ export class Hub {
 
   /** After engine calls: observers read the journal (nothing to do while nobody observes). */
   pokeObservers() {
-    const observers = this.observerList ??= engineObservers(this.engine);
+    const observers = /** @type {any} (made on first use) */ (this).observerList ??= engineObservers(this.engine);
     for (let i = 0; i < observers.length; i++) observers[i].poke();
   }
 
@@ -967,6 +967,8 @@ export class Hub {
    * with it. Left cleanly (bye: a removed frame, a navigation; its port closed), the browser
    * terminates them, but a busy one may run on a while (terminatedWorkerRunsOn): they are ended,
    * and go when their sentinel stops answering, or, without one, once they have surely stopped.
+   * @param conn
+   * @param {{ tell?: boolean, why?: string, cause?: string, confirmedBy?: string }} options
    */
   close(conn, { tell, why, cause, confirmedBy }) {
     const now = this.now();

@@ -67,7 +67,8 @@ export class MachineHub extends Hub {
     for (const client of clients) {
       if (client.entries.length === 0) continue;
       if (!threadLives(client.proc)) { dead++; continue; }
-      const conn = this.connect(new Unconnected());
+      // (A machine hub's connections also carry keyHash, proc and no: hub.js's Connection does not declare them.)
+      const conn = /** @type {any} */ (this.connect(new Unconnected()));
       conn.keyHash = client.keyHash;
       conn.proc = client.proc;
       conn.no = ++this.clientNumbers;

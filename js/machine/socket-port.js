@@ -10,7 +10,7 @@ import { FrameDecoder, encodeFrame } from './frames.js';
 export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 export class SocketPort {
-  /** @param options { frameBudget }: the hub's bound on unfinished frames (hub-limits.js) */
+  /** @param {object} [options] { frameBudget }: the hub's bound on unfinished frames (hub-limits.js) */
   constructor(socket, options = {}) {
     this.socket = socket;
     this.onmessage = null;

@@ -156,6 +156,7 @@ export function connectThread() {
       process.emitWarning(`weblocks-wasm: closing this thread's locks at exit failed: ${error?.message ?? error}`);
     }
   });
+  /** @type {DeferredBackend & { end?: () => void }} */
   const deferred = new DeferredBackend(clientId, ready);
   // Ends this client while the thread goes on (resetLockSpace), as if its context had ended (spec
   // 2.6, agent termination): its locks are released and its queued requests dropped; their
@@ -174,6 +175,7 @@ export function connectThread() {
 // Deno: a closer holds this thread's running mark (stop-proof.js), so this thread was reported
 // ended (its Worker terminated) and its locks may have passed on.
 function reportedEnded() {
+  /** @type {Error & { code?: string }} */
   const error = new Error(`weblocks-wasm: worker thread ${threadId} was reported ended (its Worker terminated) `
     + 'yet still runs: it takes no more lock requests, since another thread may now hold what it held.');
   error.name = 'LockSpaceError';
@@ -182,6 +184,7 @@ function reportedEnded() {
 }
 
 function noSharedMemory() {
+  /** @type {Error & { code?: string }} */
   const error = new Error(`weblocks-wasm: worker thread ${threadId} cannot share the process's lock space: shared WebAssembly memory `
     + '(SharedArrayBuffer) is unavailable here, and a lock space of its own would not exclude the other threads. '
     + 'Run without --no-harmony-sharedarraybuffer (or the like), or use locks from the main thread only.');
