@@ -276,7 +276,8 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 
 // hub -> context
 /**
- * @typedef {{ t: 'welcome', v: number, hubId: string, clientId: string, reclaimed: ('held' | 'stolen' | 'queued')[] }} WelcomeMessage
+ * @typedef {'held' | 'stolen' | 'queued'} Reclaimed what became of each reclaim entry of a hello, in its order
+ * @typedef {{ t: 'welcome', v: number, hubId: string, clientId: string, reclaimed: Reclaimed[] }} WelcomeMessage
  * @typedef {{ t: 'rejected', v: number, reason: 'hello' | 'version' | 'clientId' | 'quota' | 'process' | 'creator' | 'engine',
  *   message: string }} RejectedMessage
  * @typedef {{ t: 'granted', token: number, fence?: number }} GrantedMessage
@@ -318,6 +319,7 @@ export function isPlainObject(value) {
 }
 
 // What a hello may carry (`then`): messages that come with no ports and need a registration.
+/** @type {Set<string>} */
 export const HELLO_THEN_TYPES = new Set([C.request, C.release, C.abort, C.query, C.sync, C.observe, C.unobserve, C.ended, C.alive]);
 
 /** The hub's messages are trusted by the context only as far as their shape: cheap checks. */

@@ -42,6 +42,7 @@ export class SocketPort {
     this.onmessage?.({ data, ports: [] });
   }
 
+  /** @param {import('../hub/protocol.js').ContextMessage | import('../hub/protocol.js').HubMessage} message */
   postMessage(message) {
     if (this.socket.destroyed) return;
     if (this.socket.writableLength > MAX_UNSENT_BYTES) {
