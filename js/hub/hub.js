@@ -82,10 +82,11 @@ class Connection {
 }
 
 /**
- * A connection, with the fields set on it later: its observers (observe), and what a machine hub
- * (js/machine/machine-hub.js) keeps of its client (keyHash, proc, its number `no`).
- * @typedef {Connection & { observers?: Map<number, EngineObserver>, keyHash?: string,
- *   proc?: import('./protocol.js').Proc, no?: number }} HubConnection
+ * A connection, with the fields set on it later: its observers (observe), the liveness tick's
+ * lastPing and toldUnwatched, and what a machine hub (js/machine/machine-hub.js) keeps of its
+ * client (keyHash, proc, its number `no`).
+ * @typedef {Connection & { observers?: Map<number, EngineObserver>, lastPing?: number, toldUnwatched?: boolean,
+ *   keyHash?: string, proc?: import('./protocol.js').Proc, no?: number }} HubConnection
  */
 
 export class Hub {
@@ -112,12 +113,14 @@ export class Hub {
     this.now = options.now ?? (() => performance.now());
     this.logger = options.log ?? defaultLog;
     this.liveness = { ...LIVENESS, ...options.liveness };
+    /** @type {Set<HubConnection>} */
     this.connections = new Set();
     this.quota = new Quota(options.limits);
     this.inbox = new FairInbox((conn, item) => this.handle(conn, item), {
       now: this.now, maxQueued: FLOW.MAX_QUEUED, ...options.fairness,
     });
-    this.clientIds = new Map(); // clientId -> live Connection
+    /** @type {Map<string, HubConnection>} clientId -> live Connection */
+    this.clientIds = new Map();
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
     this.orderTimer = null;     // pending batch of queue order
     this.grantsToSend = [];     // [conn, token]: grants of this turn, sent after its losses (deliverEvents)
