@@ -29,6 +29,7 @@ fi
 # Fast checks first, so that a type error or a repository check fails the run in seconds.
 step "type declarations (tsc) and repository checks"
 loopback_only npx tsc -p tsconfig.json
+loopback_only npx tsc -p tsconfig.checkjs.json
 loopback_only node --test tests/node/repo/*.test.js
 
 step "native engine tests and the ThreadSanitizer stress (ctest)"

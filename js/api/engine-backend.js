@@ -26,7 +26,7 @@ export class EngineBackend {
    * @param engine    an Engine (js/engine/index.js)
    * @param clientId  the spec's clientId of this context
    * @param ownerTag  uint32 the engine groups clients by (a Node threadId), 0 by default
-   * @param options   { deadlock: 'reject' | 'report' }: what a request that closes a certain
+   * @param {object} [options]   { deadlock: 'reject' | 'report' }: what a request that closes a certain
    *                  deadlock gets (default: the global WEBLOCKS_DEADLOCK, else 'report')
    */
   constructor(engine, clientId, ownerTag = 0, options = {}) {

@@ -11,6 +11,10 @@ import { EngineBackend, randomClientId } from './engine-backend.js';
  * ready are queued in order under provisional tokens (negative numbers, never engine ids).
  */
 class DeferredBackend {
+  /**
+   * @param {string} clientId
+   * @param {Promise<any> | (() => Promise<any>)} ready
+   */
   constructor(clientId, ready) {
     this.clientId = clientId;
     this.target = null;
@@ -123,6 +127,7 @@ function tokenTranslator(listener, token) {
 /**
  * A backend on an engine of its own (ordinary memory), for this context alone.
  * Returned at once; requests made before the engine has loaded wait for it.
+ * @param {{ clientId?: string, deadlock?: 'reject' | 'report' }} [options]
  */
 export function createLocalBackend({ clientId = randomClientId(), deadlock } = {}) {
   return new DeferredBackend(clientId, createLocalEngine().then((engine) => new EngineBackend(engine, clientId, 0, { deadlock })));

@@ -20,6 +20,7 @@ export class AliveDatabase {
     this.opening = false;
     this.wanted = false;  // open() was called, close() not since
     this.reopens = null;  // failed opens since the browser closed ours; null: none was closed
+    /** @type {any} a timer: a number in pages, a Timeout under Node's types */
     this.retryTimer = 0;
   }
 

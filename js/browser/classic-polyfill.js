@@ -6,7 +6,7 @@ import { setAssetBase } from '../engine/assets.js';
 import { install } from './install.js';
 
 function ownScriptUrl() {
-  const current = globalThis.document?.currentScript;
+  const current = /** @type {HTMLScriptElement | null | undefined} (an SVG script has no src: skipped alike) */ (globalThis.document?.currentScript);
   if (current && current.src) return current.src;
   // importScripts(): no currentScript; the first frame of a stack trace is this script.
   const stack = String(new Error().stack ?? '');

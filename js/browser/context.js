@@ -35,6 +35,7 @@ export function hubNameOf(space) {
  * or apps that want per-context locks), requireHub (where the platform offers no hub, fail every
  * request instead of using an in-context engine), space (null, or a storage bucket's name: a lock
  * space of its own, served by a hub of its own), scope (the global, for tests).
+ * @param {{ hubUrl?: string, forceLocal?: boolean, requireHub?: boolean, space?: string | null, scope?: any }} [options]
  */
 export function createContextBackend({ hubUrl, forceLocal = false, requireHub = false, space = null, scope = globalThis } = {}) {
   const kind = contextKind(scope);
@@ -119,7 +120,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   }
   if (kind === 'window') {
     // A removed iframe's (or navigated-away) Document has no browsing context any more.
-    backend.isFullyActive = () => scope.document?.defaultView !== null;
+    /** @type {any} (a window's hook: HubBackend does not declare it) */ (backend).isFullyActive = () => scope.document?.defaultView !== null;
     scope.addEventListener('pagehide', (event) => backend.pageHidden(event.persisted));
     scope.addEventListener('pageshow', (event) => { if (event.persisted) backend.pageShown(); });
   }

@@ -7,12 +7,13 @@
 // Only messages the hub files in its inbox are counted (pongs, probes and releases are handled
 // on arrival and go straight out).
 import { C, FLOW } from '../hub/protocol.js';
+/** @import { ContextMessage } from '../hub/protocol.js' */
 
 export class Flow {
   /**
-   * @param post  (message, transfer) => boolean: posts on the current port; false when the message
+   * @param {(message: ContextMessage, transfer?: Transferable[]) => boolean} post posts on the current port; false when the message
    *              is no longer wanted (an aborted request, an answered query): it is skipped
-   * @param options { window, syncEvery }
+   * @param {object} [options] { window, syncEvery }
    */
   constructor(post, options = {}) {
     this.post = post;
@@ -67,11 +68,13 @@ export class Flow {
   }
 
   /** Posts a message that must go now, ahead of what waits (a hello, the sentinel's port), and counts it. */
+  /** @param {ContextMessage} message @param {Transferable[]} [transfer] */
   postNow(message, transfer) {
     if (this.post(message, transfer)) this.count();
   }
 
   /** Queues a message behind the others and sends what the window allows. */
+  /** @param {ContextMessage} message @param {Transferable[]} [transfer] */
   enqueue(message, transfer) {
     this.queue.push([message, transfer]);
     if (this.waiting > this.stats.mostWaiting) this.stats.mostWaiting = this.waiting;

@@ -13,6 +13,7 @@
 import {
   PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, ANNOUNCE, HELLO_THEN_TYPES, isHubMessage,
 } from '../hub/protocol.js';
+/** @import { ContextMessage, HelloMessage, HubMessage, RequestMessage } from '../hub/protocol.js' */
 import { PendingQueries } from './snapshot-pieces.js';
 import { Flow } from './flow.js';
 import { RecordMap } from './outstanding.js';
@@ -46,7 +47,7 @@ const ANSWERS = new Set([H.granted, H.queued, H.notAvailable, H.failed]);
 export class HubBackend {
   /**
    * @param connect   () => Promise<MessagePort>: a fresh port to the hub (called again after a loss)
-   * @param options   { clientId, liveness, log, now }
+   * @param {object} [options]   { clientId, liveness, log, now }
    */
   constructor(connect, options = {}) {
     this.connectPort = connect;
@@ -81,6 +82,7 @@ export class HubBackend {
     // it then: if no answer has come by this time, is that hub still the origin's? (check)
     this.earlyHub = null;       // { hubId, askBy }
     this.checkTimer = null;
+    /** @type {any} a timer */
     this.sentinelTimer = null;  // the sentinel's port goes to the hub when it fires (sendSentinelSoon)
     this.lastCheck = 0;
     this.lastLostHub = null;
@@ -129,6 +131,7 @@ export class HubBackend {
       return token;
     }
     this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made });
+    /** @type {RequestMessage} */
     const message = { t: C.request, token, name, mode, wait };
     // Made inside the callback of a lock this context holds: the hub looks for a deadlock.
     if (within !== undefined && this.records.get(within.under)?.state === HELD) {
@@ -173,8 +176,10 @@ export class HubBackend {
    * hub handles what a hello carries in the hello's turn, so the welcome and a first request's grant
    * come as one message (batch: true), which this context reads in one task: a page busy with its
    * own load read the hub's messages one per task, 10-16 ms apart (Chromium).
+   * @param {HelloMessage} hello
    */
   sayHello(hello) {
+    /** @type {[ContextMessage, Transferable[] | undefined][]} */
     const gathered = [];
     this.gathering = gathered;
     try { this.askAgain(); } finally { this.gathering = null; }
@@ -186,7 +191,11 @@ export class HubBackend {
     if (posted) this.flow.count(); // after the messages counted before it: a sync it sends comes last
   }
 
-  /** Posts on the hub's port, and notes when: the hub counts this context's silence from its last message. */
+  /**
+   * Posts on the hub's port, and notes when: the hub counts this context's silence from its last message.
+   * @param {ContextMessage} message
+   * @param {Transferable[]} [transfer]
+   */
   toHub(message, transfer) {
     if (this.gathering !== null) { this.gathering.push([message, transfer]); return; }
     this.lastPosted = this.now();
@@ -266,6 +275,10 @@ export class HubBackend {
 
   // ---- ports ----
 
+  /**
+   * @param {ContextMessage} message
+   * @param {Transferable[]} [transfer]
+   */
   send(message, transfer) {
     this.flow.enqueue(message, transfer);
     if (this.port === null && !this.asleep) this.open(null);
@@ -274,6 +287,8 @@ export class HubBackend {
   /**
    * Posts one message the flow lets go (flow.js); false when it is no longer wanted: a request
    * aborted (or settled) before it went, an abort or a query already answered.
+   * @param {ContextMessage} message
+   * @param {Transferable[]} [transfer]
    */
   post(message, transfer) {
     if (message.t === C.request) {
@@ -365,6 +380,7 @@ export class HubBackend {
    */
   askAgain() {
     for (const [message, transfer] of this.flow.takeAll()) if (!ASKED_AGAIN.has(message.t)) this.flow.enqueue(message, transfer);
+    /** @type {[number, ContextMessage][]} */
     const again = [];
     for (const [token, r] of this.records) {
       if (r.state === UNSENT) again.push([r.made, { t: C.request, token, name: r.name, mode: r.mode, wait: r.wait }]);
@@ -854,7 +870,7 @@ export class HubBackend {
   closeCheck(check) {
     if (check.port === null) return;
     check.port.onmessage = null;
-    try { check.port.postMessage({ t: C.bye }); } catch { /* gone */ }
+    try { check.port.postMessage(/** @satisfies {ContextMessage} */ ({ t: C.bye })); } catch { /* gone */ }
     try { check.port.close(); } catch { /* gone */ }
   }
 
@@ -1012,6 +1028,6 @@ function protocolMismatch(hubVersion, said = '') {
 
 /** Tells a worker's port that no hub serves it, with this context's reason (it fails as we did). */
 function refusePort(port, error) {
-  port.postMessage({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'creator', message: error.message });
+  port.postMessage(/** @satisfies {HubMessage} */ ({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'creator', message: error.message }));
 }
 

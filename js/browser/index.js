@@ -18,7 +18,10 @@ export const locks = context.locks;
  */
 export const observeLocks = createLazyObserveLocks(context.backend, importObserveClient);
 
-/** A LockManager on an engine in this context that serves its caller alone (no hub, no other tab). */
+/**
+ * A LockManager on an engine in this context that serves its caller alone (no hub, no other tab).
+ * @param {{ deadlock?: 'reject' | 'report' }} [options]
+ */
 export function createLocalLockManager({ deadlock } = {}) {
   return observableLockManager(createLocalBackend({ deadlock }));
 }

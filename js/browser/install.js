@@ -10,7 +10,7 @@ import { locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
 const INSTALLED = Symbol.for('weblocks-wasm.installed');
 
 /**
- * @param options { force, hubUrl, forceLocal, requireHub, scope }
+ * @param {object} [options] { force, hubUrl, forceLocal, requireHub, scope }
  *   force: replace a native navigator.locks too (tests); also globalThis.WEBLOCKS_FORCE = true.
  *   hubUrl: the hub script (SharedWorker); also globalThis.WEBLOCKS_HUB_URL.
  *   requireHub: where the platform offers no hub (service workers, an app's shared workers, no
@@ -38,7 +38,7 @@ export function install(options = {}) {
   const { locks, backend } = contextLocks(contextOptions);
   defineLocksAttribute(scope, nav, locks);
   installBucketLocks(scope, (name) => bucketLocks(name, contextOptions).locks);
-  for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
+  for (const [name, value] of /** @type {[string, Function][]} */ ([['LockManager', LockManager], ['Lock', Lock]])) {
     if (force || typeof scope[name] !== 'function') {
       Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
     }

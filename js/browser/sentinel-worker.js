@@ -16,9 +16,11 @@
 // the new hub keeps its reclaim window open while it hears that (js/hub/hub.js survivorAlive), so
 // a context busy in a long task when its hub died still takes its locks back.
 let hubPort = null;
+/** @type {any} a timer: a number in workers, a Timeout under Node's types */
 let alarm = 0;
 let answering = false;
 // Its context: the dedicated worker's own global, or a shared worker's (one) connection.
+/** @type {any} a worker's global or a MessagePort */
 let context = self;
 
 let silentAfter = 0;
@@ -27,6 +29,7 @@ let init = null;     // the context's last init message: the channel's name and 
 let channel = null;
 let vouch = null;
 let latestHub = null; // the last hub heard announcing itself
+/** @type {any} a timer, as alarm */
 let vouching = 0;
 
 const update = () => {

@@ -66,7 +66,10 @@ async function loadBytes(url) {
 
 const compiled = new Map();
 
-/** Compiles (once per module kind and URL) the engine module. `url` overrides the default location. */
+/**
+ * Compiles (once per module kind and URL) the engine module. `url` overrides the default location.
+ * @param {{ shared?: boolean, url?: string | URL }} [options]
+ */
 export function compileEngine({ shared, url } = {}) {
   // Relative URLs: against the page (in a classic bundle import.meta.url is empty).
   const location = url ? new URL(url, globalThis.location?.href ?? import.meta.url) : engineWasmUrl({ shared: !!shared });
@@ -104,6 +107,8 @@ function checkLayout(exports) {
  * host knows it from its platform, e.g. their thread is gone); a call waiting on a mutex held that
  * long by such an owner frees it at once (wl_free_mutex_of_dead_owner) instead of waiting for the
  * host to close that owner's clients.
+ * @param {{ module: WebAssembly.Module, memory: WebAssembly.Memory, ownerTag?: number, regions?: any,
+ *   ownerGone?: ((tag: number) => boolean) | null }} options
  */
 export async function attachEngine({ module, memory, ownerTag, regions = null, ownerGone = null }) {
   const tag = ownerTag === undefined ? await defaultOwnerTag() : ownerTag >>> 0;

@@ -18,7 +18,7 @@
 export class FairInbox {
   /**
    * @param handle  (conn, item) => void: handles one filed message
-   * @param options { now, quantum, slice, budget, maxQueued }
+   * @param {object} [options] { now, quantum, slice, budget, maxQueued }
    */
   constructor(handle, options = {}) {
     this.handle = handle;
@@ -161,7 +161,7 @@ export class FairInbox {
 
   stop() {
     this.stopped = true;
-    this.wake.close?.();
+    /** @type {any} (close: the MessageChannel's, where there is one) */ (this.wake).close?.();
   }
 }
 
@@ -173,8 +173,9 @@ function makeWake(run) {
   if (typeof MessageChannel === 'function') {
     const channel = new MessageChannel();
     channel.port1.onmessage = run;
-    channel.port2.unref?.();
-    channel.port1.unref?.();
+    // (Node's ports have unref, the DOM's do not.)
+    /** @type {any} */ (channel.port2).unref?.();
+    /** @type {any} */ (channel.port1).unref?.();
     const wake = () => channel.port2.postMessage(null);
     wake.close = () => { channel.port1.onmessage = null; channel.port1.close(); };
     return wake;

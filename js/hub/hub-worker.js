@@ -7,6 +7,7 @@ import { randomUuid } from '../api/random-id.js';
 import { loadHubEngine } from './load-engine.js';
 import { takeOver } from './succession.js';
 import { PROTOCOL_VERSION, C, H, HUB_NAME } from './protocol.js';
+/** @import { HubMessage } from './protocol.js' */
 import { engineWasmUrl } from '../engine/index.js';
 import { engineLoadProblem } from '../engine/load-problem.js';
 
@@ -16,14 +17,14 @@ let loadError = null;
 
 function refuse(port) {
   const wasm = engineWasmUrl({ shared: false }).href;
-  port.postMessage({
+  port.postMessage(/** @satisfies {HubMessage} */ ({
     t: H.rejected, v: PROTOCOL_VERSION, reason: 'engine',
     message: engineLoadProblem(loadError, {
       who: 'the lock hub',
       policyOf: `the hub script ${self.location.href}`,
       otherwise: `Web Locks: the lock hub could not load its lock engine (${loadError?.message ?? loadError}). Serve ${wasm} and weblocks-engine-shared.wasm (Content-Type application/wasm) next to the hub script ${self.location.href}.`,
     }),
-  });
+  }));
   // Ports this context hands its dedicated workers: refused alike, so that they fail at once too.
   port.onmessage = (event) => {
     if (event.data?.t === C.adopt) for (const adopted of event.ports) refuse(adopted);
@@ -49,7 +50,7 @@ Promise.all([loadHubEngine(), takeOver(`${self.name || HUB_NAME} ${self.location
   // deleted through this worker's IndexedDB.
   const indexedDB = typeof self.indexedDB === 'object' ? self.indexedDB : null;
   hub = new Hub(engine, { hubId, announce, hearing: new MessageChannel(), succession, indexedDB });
-  self.weblocksHub = hub; // for DevTools
+  /** @type {any} */ (self).weblocksHub = hub; // for DevTools
   for (const port of waiting.splice(0)) hub.connect(port);
 }, (error) => {
   loadError = error;

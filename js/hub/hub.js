@@ -23,6 +23,7 @@ import { validateClientMessage } from './validate-client.js';
 import { terminatedWorkerRunsOn } from './terminated-worker.js';
 import { PREDECESSOR } from './succession.js';
 import { randomUuid } from '../api/random-id.js';
+/** @import { HubMessage, UnbatchedHubMessage } from './protocol.js' */
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -49,6 +50,7 @@ class Connection {
     this.tokens = new Map();  // token -> { id, state, entry }
     this.tokenOfId = new Map(); // engine id -> token
     this.maxToken = 0;
+    /** @type {Int32Array | null} the engine memory's view holding its doorbell */
     this.bell = null;
     this.bellIndex = 0;
     this.seenBell = 0;
@@ -64,10 +66,12 @@ class Connection {
     this.batching = false;    // its hello asked for batches (batch: true): Hub.sendTo
   }
 
+  /** @param {UnbatchedHubMessage} message */
   send(message) {
     this.hub.sendTo(this, message);
   }
 
+  /** @param {HubMessage} message */
   post(message) {
     try {
       this.port.postMessage(message);
@@ -77,10 +81,18 @@ class Connection {
   }
 }
 
+/**
+ * A connection, with the fields set on it later: its observers (observe), the liveness tick's
+ * lastPing and toldUnwatched, and what a machine hub (js/machine/machine-hub.js) keeps of its
+ * client (keyHash, proc, its number `no`).
+ * @typedef {Connection & { observers?: Map<number, EngineObserver>, lastPing?: number, toldUnwatched?: boolean,
+ *   keyHash?: string, proc?: import('./protocol.js').Proc, no?: number }} HubConnection
+ */
+
 export class Hub {
   /**
    * @param engine  an Engine (js/engine): the hub is its only user
-   * @param options { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
+   * @param {object} [options] { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
    *   hearing: a MessageChannel for the hub's echo to itself (hearing.js); without it, silence
    *   always counts
    *   predecessor: what the hub before this one left behind (succession.js): 'lost' (clients),
@@ -101,12 +113,14 @@ export class Hub {
     this.now = options.now ?? (() => performance.now());
     this.logger = options.log ?? defaultLog;
     this.liveness = { ...LIVENESS, ...options.liveness };
+    /** @type {Set<HubConnection>} */
     this.connections = new Set();
     this.quota = new Quota(options.limits);
     this.inbox = new FairInbox((conn, item) => this.handle(conn, item), {
       now: this.now, maxQueued: FLOW.MAX_QUEUED, ...options.fairness,
     });
-    this.clientIds = new Map(); // clientId -> live Connection
+    /** @type {Map<string, HubConnection>} clientId -> live Connection */
+    this.clientIds = new Map();
     this.seq = 0;               // orders queued requests across clients (sent to them for reclaim)
     this.orderTimer = null;     // pending batch of queue order
     this.grantsToSend = [];     // [conn, token]: grants of this turn, sent after its losses (deliverEvents)
@@ -244,6 +258,8 @@ export class Hub {
    * welcome and their grants go as one. Every message is still posted in the order it was sent,
    * across connections too: a steal's victims are told before its thief, whatever point the hub's
    * process dies at.
+   * @param {HubConnection} conn
+   * @param {UnbatchedHubMessage} message
    */
   sendTo(conn, message) {
     if (this.run !== null && this.run.conn === conn) {
@@ -273,6 +289,7 @@ export class Hub {
    * connection's earlier messages); what would make the hub keep
    * memory is charged to the connection or refused (quota.js); the rest is filed in the
    * connection's inbox and handled in its fair turn (fair-inbox.js).
+   * @param {HubConnection} conn
    */
   receive(conn, event) {
     if (conn.gone || conn.cut) return undefined;
@@ -292,6 +309,7 @@ export class Hub {
   /**
    * A valid message: done at once, refused, or charged and handed to `file` ((conn, item) => void:
    * the inbox, or `handle` for what a hello carried). `ports`: what came with it, or null.
+   * @param {HubConnection} conn
    */
   take(conn, message, ports, file) {
     if (message.t === C.pong) return undefined;
@@ -342,6 +360,7 @@ export class Hub {
    * lock it holds and every request the hub accepted (volume is no evidence of death): its
    * liveness is its sentinel's, and it may resume on a new port with its key (resume.js: what it
    * lists and the hub never got is requested then). It is told why first.
+   * @param {HubConnection} conn
    */
   cut(conn) {
     const waiting = this.inbox.pending(conn);
@@ -366,11 +385,12 @@ export class Hub {
     try { conn.port.close(); } catch { /* gone */ }
   }
 
+  /** @param {HubConnection} conn */
   quotaMessage(conn) {
     return `This context's lock requests take more memory than the lock hub keeps for one context (${conn.bytes} of ${this.quota.connectionBytes} bytes, or an even share of ${this.quota.hubBytes} bytes for all contexts); release or abort some first.`;
   }
 
-  /** Handles one filed message, in its connection's turn. */
+  /** Handles one filed message, in its connection's turn. @param {HubConnection} conn */
   handle(conn, { message, ports, cost }) {
     if (message.t === C.query) conn.queries--;
     // A request keeps its charge while its token lives (refunded by dropToken); anything else is done now.
@@ -421,6 +441,7 @@ export class Hub {
    * registered (its hub died and the browser handed its port to this one) must never go on
    * unanswered: it is told, with this hub's id, to say hello again (once per connection, and to
    * every probe). A bye from such a port (an identity check that is done) forgets it.
+   * @param {HubConnection} conn
    */
   unregistered(conn, message, event) {
     for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
@@ -434,6 +455,7 @@ export class Hub {
     return this.reject(conn, `${message.t} before hello`, message);
   }
 
+  /** @param {HubConnection} conn */
   reject(conn, reason, message) {
     conn.rejections++;
     // Rate-limited so that a flood cannot flood the console.
@@ -446,6 +468,7 @@ export class Hub {
 
   // ---- handshake and reclaim ----
 
+  /** @param {HubConnection} conn */
   hello(conn, m) {
     if (m.v !== PROTOCOL_VERSION) {
       this.log('warn', `refused a client speaking protocol ${m.v}; this hub speaks ${PROTOCOL_VERSION}`);
@@ -487,6 +510,7 @@ export class Hub {
     const fromLostHub = m.lostHub !== null && m.lostHub !== this.hubId;
     if (fromLostHub) this.claimOfLostHub(m.lostHub);
     const inWindow = this.now() < this.reclaimUntil;
+    /** @type {import('./protocol.js').Reclaimed[]} */
     const reclaimed = [];
     // Handed to the engine only after the welcome: a grant must reach the context after the welcome
     // that tells it the request is queued here, or the context would count a lock it holds as waiting.
@@ -515,6 +539,7 @@ export class Hub {
     return undefined;
   }
 
+  /** @param {HubConnection} conn */
   reclaimHeld(conn, entry) {
     const answer = this.engine.request(conn.client, entry.name, MODE[entry.mode], WAIT.noWait);
     if (answer.status !== STATUS.granted) {
@@ -528,7 +553,7 @@ export class Hub {
     return true;
   }
 
-  /** A re-registered lock or request, charged to its connection like a request. */
+  /** A re-registered lock or request, charged to its connection like a request. @param {HubConnection} conn */
   keepReclaimed(conn, token, record) {
     record.cost = requestCost(record.entry.name);
     this.quota.charge(conn, record.cost);
@@ -594,6 +619,7 @@ export class Hub {
 
   // ---- requests ----
 
+  /** @param {HubConnection} conn */
   request(conn, m) {
     const cost = m.cost ?? 0;
     if (m.token <= conn.maxToken) {
@@ -616,7 +642,7 @@ export class Hub {
     return undefined;
   }
 
-  /** Hands a request (new, or re-registered) to the engine: spec 4.1 "request a lock". */
+  /** Hands a request (new, or re-registered) to the engine: spec 4.1 "request a lock". @param {HubConnection} conn */
   submit(conn, token) {
     const record = conn.tokens.get(token);
     if (record === undefined || record.state !== DEFERRED || conn.client === null) return;
@@ -686,6 +712,7 @@ export class Hub {
     }
   }
 
+  /** @param {HubConnection} conn */
   release(conn, token) {
     const record = conn.tokens.get(token);
     if (record === undefined) {
@@ -702,6 +729,7 @@ export class Hub {
     return undefined;
   }
 
+  /** @param {HubConnection} conn */
   abort(conn, token) {
     const record = conn.tokens.get(token);
     if (record === undefined) {
@@ -723,7 +751,7 @@ export class Hub {
     return undefined;
   }
 
-  /** spec 4.5 query(): the snapshot, in bounded pieces (snapshot-pieces.js), or refused with a clear error. */
+  /** spec 4.5 query(): the snapshot, in bounded pieces (snapshot-pieces.js), or refused with a clear error. @param {HubConnection} conn */
   query(conn, call) {
     // Spec 3.2.2 step 4: the snapshot is taken on the lock task queue, after the steps of every
     // request made before it. Requests held back by an open window are not in the engine yet:
@@ -739,7 +767,7 @@ export class Hub {
     }
     for (const piece of pieces) {
       try {
-        conn.port.postMessage({ t: H.snapshot, call, held: piece.held, pending: piece.pending, more: piece.more });
+        conn.port.postMessage(/** @satisfies {HubMessage} */ ({ t: H.snapshot, call, held: piece.held, pending: piece.pending, more: piece.more }));
       } catch (error) {
         this.log('warn', `could not send a query answer to ${conn.clientId}: ${error?.message}`);
         return conn.send({ t: H.queryFailed, call, name: 'UnknownError', message: `The lock hub could not send the answer to query(): ${error?.message ?? error}` });
@@ -748,6 +776,7 @@ export class Hub {
     return undefined;
   }
 
+  /** @param {HubConnection} conn */
   adopt(conn, ports, worker) {
     if (!ports || ports.length !== 1) return this.reject(conn, 'adopt without exactly one port', { t: C.adopt });
     this.connect(ports[0], conn).workerNo = worker;
@@ -759,6 +788,7 @@ export class Hub {
    * it no longer vouches for it (vouchedFor). A worker whose sentinel answered goes by the heartbeat
    * (the sentinel answers while the worker still runs); any other is gone at the next tick. Only a
    * connection's own workers can be named.
+   * @param {HubConnection} conn
    */
   workerEnded(conn, worker) {
     for (const child of conn.children) if (child.workerNo === worker) this.workerStopsBy(child, this.now());
@@ -775,7 +805,7 @@ export class Hub {
     if (record.id !== 0) conn.tokenOfId.delete(record.id);
   }
 
-  /** The hub keeps nothing more of this token: its bytes go back to the connection's quota. */
+  /** The hub keeps nothing more of this token: its bytes go back to the connection's quota. @param {HubConnection} conn */
   dropToken(conn, token, record) {
     conn.tokens.delete(token);
     this.quota.refund(conn, record.cost ?? 0);
@@ -784,8 +814,7 @@ export class Hub {
 
   // ---- what a hub that keeps a journal (js/machine/machine-hub.js) learns; nothing here ----
 
-  /** Null when the hub accepts this hello's client, else why not (its hello is refused, reason 'process'). */
-  /** Opens `conn`'s engine client as `clientId` and starts hearing its doorbell. */
+  /** Opens `conn`'s engine client as `clientId` and starts hearing its doorbell. @param {HubConnection} conn */
   openClient(conn, clientId) {
     conn.clientId = clientId;
     conn.client = this.engine.openClient(clientId);
@@ -796,6 +825,7 @@ export class Hub {
     this.clientIds.set(clientId, conn);
   }
 
+  /** Null when the hub accepts this hello's client, else why not (its hello is refused, reason 'process'). */
   admit(conn, hello) { return null; } // eslint-disable-line no-unused-vars
 
   /** A client registered (after its hello was accepted, before its welcome). */
@@ -824,12 +854,14 @@ export class Hub {
     return holder.key === key;
   }
 
+  /** @param {HubConnection} conn */
   sendGrant(conn, token) {
     conn.send({ t: H.granted, token });
   }
 
   // ---- observers (observeLocks) ----
 
+  /** @param {HubConnection} conn */
   observe(conn, call) {
     conn.observers ??= new Map();
     // Asked again (a resumed connection after a hub change): start over.
@@ -848,6 +880,7 @@ export class Hub {
     return undefined;
   }
 
+  /** @param {HubConnection} conn */
   unobserve(conn, call) {
     const observer = conn.observers?.get(call);
     if (observer === undefined) return;
@@ -857,7 +890,7 @@ export class Hub {
 
   /** After engine calls: observers read the journal (nothing to do while nobody observes). */
   pokeObservers() {
-    const observers = this.observerList ??= engineObservers(this.engine);
+    const observers = /** @type {any} (made on first use) */ (this).observerList ??= engineObservers(this.engine);
     for (let i = 0; i < observers.length; i++) observers[i].poke();
   }
 
@@ -967,6 +1000,8 @@ export class Hub {
    * with it. Left cleanly (bye: a removed frame, a navigation; its port closed), the browser
    * terminates them, but a busy one may run on a while (terminatedWorkerRunsOn): they are ended,
    * and go when their sentinel stops answering, or, without one, once they have surely stopped.
+   * @param {HubConnection} conn
+   * @param {{ tell?: boolean, why?: string, cause?: string, confirmedBy?: string }} options
    */
   close(conn, { tell, why, cause, confirmedBy }) {
     const now = this.now();
@@ -1004,7 +1039,7 @@ export class Hub {
     if (this.succession !== null && this.clientIds.size === 0) this.succession.idle();
   }
 
-  /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). */
+  /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). @param {HubConnection} conn */
   silenceCounts(conn) {
     return !vouchedFor(conn) && !silenceProvesNothing(conn);
   }
@@ -1014,7 +1049,7 @@ export class Hub {
     return this.hearing !== null && this.hearing.deaf();
   }
 
-  /** Says on the announcement channel what the hub decided about a silent context, and why (diagnostics, tests). */
+  /** Says on the announcement channel what the hub decided about a silent context, and why (diagnostics, tests). @param {HubConnection} conn */
   verdict(conn, cause, dead, confirmedBy) {
     const said = { t: ANNOUNCE.verdict, clientId: conn.clientId, cause, dead };
     if (confirmedBy !== undefined) said.confirmedBy = confirmedBy;
@@ -1056,6 +1091,7 @@ export class Hub {
  * long task and keeps its locks, as with native Web Locks. A terminate() the polyfill does not
  * see (the browser's own, through a reference taken before it loaded) leaves such a worker's
  * locks held until its creator goes.
+ * @param {HubConnection} conn
  */
 function vouchedFor(conn) {
   return conn.sentinel === null && conn.parent !== null && !conn.ended && conn.parent.client !== null && !conn.parent.gone;
@@ -1066,6 +1102,7 @@ function vouchedFor(conn) {
  * context's process, not its event loop: both silent means the process stopped). Otherwise a
  * silent context may just be busy in a long task: declaring it dead would hand its lock to another
  * while its callback runs. (A terminated dedicated worker goes by stoppedBy instead: tick.)
+ * @param {HubConnection} conn
  */
 function silenceProvesNothing(conn) {
   return !(conn.sentinel !== null && conn.sentinel !== undefined && conn.sentinel.answers > 0);

@@ -165,7 +165,8 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 
 // ---- message types ----
 // context -> hub
-export const C = Object.freeze({
+// (Each constant is its own value, and names exactly one message typedef below: `@satisfies` checks both.)
+export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }} */ ({
   hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc?, batch?, then? }
                         //   batch: true: send this context H.batch messages; then: the messages it sends right after
                         //   its hello (no hello, no ports), handled in the hello's turn if it is welcomed
@@ -195,9 +196,9 @@ export const C = Object.freeze({
   sync: 'sync',         // { t, call }: flow control (FLOW): answered by synced once every message before it is handled
   alive: 'alive',       // { t, name }: this window holds the IndexedDB database `name` (ALIVE_PREFIX + id) open while it
                         //   lives; the hub deletes it, and the delete completes when the browser closes it (js/hub/alive.js)
-});
+}));
 // hub -> context
-export const H = Object.freeze({
+export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */ ({
   welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[] }
   rejected: 'rejected',         // { t, v, reason, message }: handshake refused (version mismatch, bad hello)
   granted: 'granted',           // { t, token, fence? }: fence (machine hubs): the lock's fencing token
@@ -224,7 +225,87 @@ export const H = Object.freeze({
   deadlock: 'deadlock',         // { t, token, cycle }: this waiting request is in a certain deadlock (cycle: its members)
   batch: 'batch',               // { t, m: message[] }: consecutive messages of one task of the hub, in order, to a context
                                 //   whose hello said batch: true (hub.js sendTo); never nested
-});
+}));
+
+// ---- message shapes ----
+// One typedef per message type, each direction a union discriminated on `t`. They cost nothing at
+// run time (comments); `npx tsc -p tsconfig.checkjs.json` (scripts/test.sh) checks every place
+// that builds a message against them: the senders take a ContextMessage or a HubMessage
+// (js/browser/hub-backend.js send/toHub, js/browser/flow.js, js/hub/hub.js sendTo/post,
+// js/machine/frames.js encodeFrame), and messages posted on a raw port say `@satisfies`. What
+// arrives is still checked by the validators (validate-client.js, isHubMessage): a peer may lie.
+
+/** @typedef {'exclusive' | 'shared'} LockMode */
+/** @typedef {'wait' | 'no-wait' | 'preempt'} WaitMode */
+/** @typedef {{ name: string, mode: LockMode, clientId: string }} LockInfo (query(), observers) */
+/** @typedef {{ clientId: string, holds: string, waitsFor: string, mode: LockMode }} CycleMember */
+/**
+ * An observer's record (js/engine readJournal).
+ * @typedef {{ type: 'deadlock', rejected: boolean, cycle: CycleMember[] | null }
+ *   | { type: 'lost' }
+ *   | { type: string, name: string, mode: LockMode, clientId: string }} ChangeRecord
+ */
+/**
+ * A lock the context held or a request it waits for, re-registered by a hello after a hub loss.
+ * @typedef {{ token: number, name: string, mode: LockMode, held: boolean, seq: number | null, wait?: 'no-wait' }} ReclaimEntry
+ */
+/** @typedef {{ pid: number, tid: number, start: number | null }} Proc (machine clients) */
+
+// context -> hub
+/**
+ * @typedef {{ t: 'hello', v: number, clientId: string, key: string, lostHub: string | null,
+ *   reclaim: ReclaimEntry[], proc?: Proc, batch?: boolean, then?: ContextMessage[] }} HelloMessage
+ * @typedef {{ t: 'request', token: number, name: string, mode: LockMode, wait: WaitMode, under?: number, reject?: boolean }} RequestMessage
+ * @typedef {{ t: 'observe', call: number }} ObserveMessage
+ * @typedef {{ t: 'unobserve', call: number }} UnobserveMessage
+ * @typedef {{ t: 'release', token: number }} ReleaseMessage
+ * @typedef {{ t: 'abort', token: number }} AbortMessage
+ * @typedef {{ t: 'query', call: number }} QueryMessage
+ * @typedef {{ t: 'pong' }} PongMessage
+ * @typedef {{ t: 'probe', call: number }} ProbeMessage
+ * @typedef {{ t: 'bye' }} ByeMessage
+ * @typedef {{ t: 'adopt', worker: number }} AdoptMessage (+ a transferred MessagePort)
+ * @typedef {{ t: 'ended', worker: number }} EndedMessage
+ * @typedef {{ t: 'sentinel' }} SentinelMessage (+ a transferred MessagePort)
+ * @typedef {{ t: 'sync', call: number }} SyncMessage
+ * @typedef {{ t: 'alive', name: string }} AliveMessage
+ * @typedef {HelloMessage | RequestMessage | ObserveMessage | UnobserveMessage | ReleaseMessage | AbortMessage
+ *   | QueryMessage | PongMessage | ProbeMessage | ByeMessage | AdoptMessage | EndedMessage | SentinelMessage
+ *   | SyncMessage | AliveMessage} ContextMessage
+ */
+
+// hub -> context
+/**
+ * @typedef {'held' | 'stolen' | 'queued'} Reclaimed what became of each reclaim entry of a hello, in its order
+ * @typedef {{ t: 'welcome', v: number, hubId: string, clientId: string, reclaimed: Reclaimed[] }} WelcomeMessage
+ * @typedef {{ t: 'rejected', v: number, reason: 'hello' | 'version' | 'clientId' | 'quota' | 'process' | 'creator' | 'engine',
+ *   message: string }} RejectedMessage
+ * @typedef {{ t: 'granted', token: number, fence?: number }} GrantedMessage
+ * @typedef {{ t: 'released', token: number }} ReleasedMessage
+ * @typedef {{ t: 'queued', seqs: number[] }} QueuedMessage
+ * @typedef {{ t: 'notAvailable', token: number }} NotAvailableMessage
+ * @typedef {{ t: 'stolen', token: number }} StolenMessage
+ * @typedef {{ t: 'failed', token: number, name: string, message: string }} FailedMessage
+ * @typedef {{ t: 'aborted', token: number, removed: boolean }} AbortedMessage
+ * @typedef {{ t: 'snapshot', call: number, held: LockInfo[], pending: LockInfo[], more: boolean }} SnapshotMessage
+ * @typedef {{ t: 'queryFailed', call: number, name: string, message: string }} QueryFailedMessage
+ * @typedef {{ t: 'ping' }} PingMessage
+ * @typedef {{ t: 'probed', call: number, hubId: string }} ProbedMessage
+ * @typedef {{ t: 'hub', hubId: string }} HubIdMessage
+ * @typedef {{ t: 'unregistered', hubId: string, call: number }} UnregisteredMessage
+ * @typedef {{ t: 'synced', call: number }} SyncedMessage
+ * @typedef {{ t: 'overloaded', waiting: number, max: number, message: string }} OverloadedMessage
+ * @typedef {{ t: 'dead', why?: string }} DeadMessage
+ * @typedef {{ t: 'changes', call: number, start: boolean, records: ChangeRecord[], held: LockInfo[], pending: LockInfo[],
+ *   failed?: string }} ChangesMessage (failed: the hub could not observe; the context logs it)
+ * @typedef {{ t: 'deadlock', token: number, cycle: CycleMember[] | null }} DeadlockMessage
+ * @typedef {WelcomeMessage | RejectedMessage | GrantedMessage | ReleasedMessage | QueuedMessage | NotAvailableMessage
+ *   | StolenMessage | FailedMessage | AbortedMessage | SnapshotMessage | QueryFailedMessage | PingMessage | ProbedMessage
+ *   | HubIdMessage | UnregisteredMessage | SyncedMessage | OverloadedMessage | DeadMessage | ChangesMessage
+ *   | DeadlockMessage} UnbatchedHubMessage
+ * @typedef {{ t: 'batch', m: UnbatchedHubMessage[] }} BatchMessage (never nested)
+ * @typedef {UnbatchedHubMessage | BatchMessage} HubMessage
+ */
 
 export const MODES = Object.freeze(['exclusive', 'shared']);
 export const WAIT_MODES = Object.freeze(['wait', 'no-wait', 'preempt']);
@@ -238,6 +319,7 @@ export function isPlainObject(value) {
 }
 
 // What a hello may carry (`then`): messages that come with no ports and need a registration.
+/** @type {Set<string>} */
 export const HELLO_THEN_TYPES = new Set([C.request, C.release, C.abort, C.query, C.sync, C.observe, C.unobserve, C.ended, C.alive]);
 
 /** The hub's messages are trusted by the context only as far as their shape: cheap checks. */

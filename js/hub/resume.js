@@ -11,7 +11,11 @@ const PENDING = 0;
 const HELD = 1;
 const DEFERRED = 2;
 
-/** `conn` (new port) takes over `old` (same clientId and key); `m` is its hello. */
+/**
+ * `conn` (new port) takes over `old` (same clientId and key); `m` is its hello.
+ * @param hub
+ * @param {import('./hub.js').HubConnection} conn
+ */
 export function resume(hub, conn, old, m) {
   // What the old port delivered and the hub has not handled yet was sent before this hello.
   for (const item of hub.inbox.drop(old)) hub.handle(old, item);
@@ -50,6 +54,7 @@ export function resume(hub, conn, old, m) {
 
   // Reconcile with what the context still has: its list is the truth about what it still wants.
   const listed = new Set();
+  /** @type {import('./protocol.js').Reclaimed[]} */
   const reclaimed = [];
   const grantedAgain = [];
   const submitAfterWelcome = []; // (a grant must come after the welcome: hub.js hello)

@@ -6,6 +6,7 @@
 // its locks, as with native Web Locks. The hub pings the sentinel on its own clock, so the
 // sentinel also hears when the hub stops (it then alerts its context: hub loss).
 import { C, H } from './protocol.js';
+/** @import { HubMessage } from './protocol.js' */
 
 /** Attaches `port` as the sentinel of `conn` (a registered connection); replaces any earlier one. */
 export function attachSentinel(hub, conn, port) {
@@ -22,7 +23,7 @@ export function attachSentinel(hub, conn, port) {
     }
   };
   port.start?.();
-  port.postMessage({ t: H.ping });
+  port.postMessage(/** @satisfies {HubMessage} */ ({ t: H.ping }));
   sentinel.lastPing = hub.now();
 }
 
@@ -61,5 +62,5 @@ export function askSentinel(hub, conn, now = hub.now()) {
   const sentinel = conn.sentinel;
   if (!sentinel) return;
   sentinel.lastPing = now;
-  try { sentinel.port.postMessage({ t: H.ping }); } catch { /* gone: silence will tell */ }
+  try { sentinel.port.postMessage(/** @satisfies {HubMessage} */ ({ t: H.ping })); } catch { /* gone: silence will tell */ }
 }

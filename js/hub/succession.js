@@ -59,6 +59,9 @@ export function predecessorFrom(record, hubId) {
  * already says this hub has clients, else a promise that resolves once it does (the hub grants
  * nothing meanwhile); `idle()` when no registered client is left (resolves once that is written,
  * or failed and logged).
+ * @param {string} space
+ * @param {string} hubId
+ * @param {{ indexedDB?: any, log?: (level: string, message: string) => void, timeout?: number }} [options]
  */
 export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB, log = () => {}, timeout = OPEN_TIMEOUT } = {}) {
   const unreadable = (why) => {

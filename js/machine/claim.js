@@ -35,7 +35,7 @@ export function probeSocket(socketPath) {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
     socket.once('connect', () => { socket.destroy(); resolve('live'); });
-    socket.once('error', (error) => {
+    socket.once('error', (/** @type {NodeJS.ErrnoException} */ error) => {
       if (error.code === 'ECONNREFUSED') resolve('stale');
       else if (error.code === 'ENOENT') resolve('gone');
       else resolve('live'); // EAGAIN: a full backlog is a live hub

@@ -66,6 +66,7 @@ function startHubUnlessStarting(files) {
   } catch {
     return; // another process just started one
   }
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, WEBLOCKS_MACHINE_DIR: files.folder, WEBLOCKS_MACHINE_SPACE: files.space };
   delete env.NODE_OPTIONS; // the hub is no client of itself (a preload there would make it one)
   const child = spawn(process.execPath, [HUB_SCRIPT], { detached: true, stdio: 'ignore', env, cwd: files.folder });

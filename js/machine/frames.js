@@ -13,6 +13,7 @@
 /** The largest frame either side accepts (a query answer's piece, a hello re-registering many locks). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
+/** @param {import('../hub/protocol.js').ContextMessage | import('../hub/protocol.js').HubMessage} message */
 export function encodeFrame(message) {
   const body = Buffer.from(JSON.stringify(message), 'utf8');
   const frame = Buffer.allocUnsafe(4 + body.length);

@@ -13,6 +13,7 @@ const managers = new Map(); // socket path -> this thread's LockManager on it
  * A new LockManager (a new client: its own clientId) on the machine lock space `space` (default:
  * WEBLOCKS_MACHINE_SPACE, else 'default') in `folder` (default: place.js defaultFolder()).
  * Nothing connects until its first request; the hub is started then if none serves the space.
+ * @param {{ space?: string, folder?: string, deadlock?: 'reject' | 'report' }} [options]
  */
 export function createMachineLockManager({ space = defaultSpaceName(), folder = defaultFolder(), deadlock } = {}) {
   // (Its observeLocks is an own method: never on LockManager.prototype or navigator.locks.)

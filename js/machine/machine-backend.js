@@ -54,7 +54,8 @@ export class MachineBackend extends HubBackend {
     const port = new SocketPort(socket);
     // Every hello says which thread this is (protocol.js `proc`).
     const post = port.postMessage.bind(port);
-    port.postMessage = (message, transfer) => post(message?.t === C.hello ? { ...message, proc: this.proc } : message, transfer);
+    // (A socket carries no transferables: SocketPort.postMessage takes the message alone.)
+    port.postMessage = (message) => post(message?.t === C.hello ? { ...message, proc: this.proc } : message);
     port.addEventListener('close', () => this.socketClosed(port));
     return port;
   }

@@ -14,6 +14,7 @@
 //   connection: a holder never takes its request as done before it knows whether it was stolen.
 import { createHash } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
+/** @import { HubConnection } from '../hub/hub.js' */
 import { H } from '../hub/protocol.js';
 import { MODE, WAIT, STATUS } from '../engine/index.js';
 import { PREDECESSOR } from '../hub/succession.js';
@@ -67,6 +68,7 @@ export class MachineHub extends Hub {
     for (const client of clients) {
       if (client.entries.length === 0) continue;
       if (!threadLives(client.proc)) { dead++; continue; }
+      /** @type {HubConnection} */
       const conn = this.connect(new Unconnected());
       conn.keyHash = client.keyHash;
       conn.proc = client.proc;
@@ -103,6 +105,7 @@ export class MachineHub extends Hub {
     return { clients: this.orphans.size, held: held.length - conflicts, waiting: waiting.length, dead, conflicts };
   }
 
+  /** @param {HubConnection} conn */
   keep(conn, token, record) {
     record.cost = requestCost(record.entry.name);
     this.quota.charge(conn, record.cost);
@@ -144,11 +147,13 @@ export class MachineHub extends Hub {
 
   // ---- hub.js hooks ----
 
+  /** @param {HubConnection} conn */
   admit(conn, hello) {
     const why = unprovable(hello.proc);
     return why === null ? null : `The machine lock hub cannot vouch for this client: ${why}.`;
   }
 
+  /** @param {HubConnection} conn */
   registered(conn, hello) {
     conn.keyHash = hashKey(hello.key);
     conn.proc = hello.proc;
@@ -161,6 +166,7 @@ export class MachineHub extends Hub {
     return holder.keyHash === hashKey(key);
   }
 
+  /** @param {HubConnection} conn */
   resumed(conn, old) {
     conn.keyHash = old.keyHash;
     conn.proc = old.proc;
@@ -169,28 +175,34 @@ export class MachineHub extends Hub {
     this.gate?.settled(conn);
   }
 
+  /** @param {HubConnection} conn */
   held(conn, token, record) {
     record.fence = ++this.fence;
     if (!this.restoring) this.journal.held(conn.no, token, record.fence, record.entry.mode, record.entry.name);
   }
 
+  /** @param {HubConnection} conn */
   queued(conn, token, record) {
     if (!this.restoring) this.journal.queued(conn.no, token, record.entry.mode, record.entry.name);
   }
 
+  /** @param {HubConnection} conn */
   dropped(conn, token, record) {
     if (!this.restoring && (record.state === HELD || record.state === PENDING)) this.journal.dropped(conn.no, token);
   }
 
+  /** @param {HubConnection} conn */
   closing(conn) {
     this.orphans.delete(conn);
     if (!this.restoring) this.journal.closed(conn.no);
   }
 
+  /** @param {HubConnection} conn */
   releaseHandled(conn, token) {
     conn.send({ t: H.released, token });
   }
 
+  /** @param {HubConnection} conn */
   sendGrant(conn, token) {
     conn.send({ t: H.granted, token, fence: conn.tokens.get(token)?.fence });
   }

@@ -10,7 +10,7 @@ import { FrameDecoder, encodeFrame } from './frames.js';
 export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 export class SocketPort {
-  /** @param options { frameBudget }: the hub's bound on unfinished frames (hub-limits.js) */
+  /** @param {object} [options] { frameBudget }: the hub's bound on unfinished frames (hub-limits.js) */
   constructor(socket, options = {}) {
     this.socket = socket;
     this.onmessage = null;
@@ -42,6 +42,7 @@ export class SocketPort {
     this.onmessage?.({ data, ports: [] });
   }
 
+  /** @param {import('../hub/protocol.js').ContextMessage | import('../hub/protocol.js').HubMessage} message */
   postMessage(message) {
     if (this.socket.destroyed) return;
     if (this.socket.writableLength > MAX_UNSENT_BYTES) {

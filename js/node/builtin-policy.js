@@ -16,6 +16,7 @@ export function builtinKnownDefective(version = process.versions.node) {
  * The decision for a built-in that is present: 'replace' or 'keep'.
  * Opt-outs: WEBLOCKS_KEEP_BUILTIN=1 in the environment, or globalThis.WEBLOCKS_FORCE = false
  * before the import; globalThis.WEBLOCKS_FORCE = true (or install({ force: true })) always replaces.
+ * @param {{ force?: boolean }} [options]
  */
 export function builtinDecision({ force } = {}) {
   if (force === true) return 'replace';

@@ -11,7 +11,7 @@ import { preloadInWorkers } from './eval-worker-preload.js';
 const SAID = 'weblocks-wasm: replaced the built-in navigator.locks';
 
 /**
- * @param options { force }: true replaces any built-in navigator.locks; false keeps any; by
+ * @param {object} [options] { force }: true replaces any built-in navigator.locks; false keeps any; by
  *   default a built-in known to be defective is replaced. Where a built-in is replaced, or with
  *   force, every Worker this thread creates from now on gets the package too (Node).
  * @returns the installed LockManager, or null when a built-in one was left in place.
@@ -45,7 +45,7 @@ export function install({ force = globalThis.WEBLOCKS_FORCE } = {}) {
   const Navigator = globalThis.Navigator;
   const iface = typeof Navigator === 'function' && navigator instanceof Navigator ? Navigator : undefined;
   serveLocks(navigator, iface, locks, { replaceBuiltIn: builtIn });
-  for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
+  for (const [name, value] of /** @type {[string, Function][]} */ ([['LockManager', LockManager], ['Lock', Lock]])) {
     if (builtIn || without.replaced || typeof globalThis[name] !== 'function') {
       Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
     }

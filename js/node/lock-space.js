@@ -24,6 +24,7 @@ export const ENGINE_MEMORY_LIMIT = MEMORY_MAXIMUM_PAGES * WASM_PAGE - THREAD_RES
  * Throws (LockSpaceError) where this thread cannot find the process's space: never one of its own.
  */
 export function findOrCreateLockSpace() {
+  /** @type {any} (a lock space record: see below) */
   const inherited = getEnvironmentData(SPACE_KEY) ?? null;
   if (inDenoWebWorker()) throw lockSpaceUnreachable();
   // A space of a test file's own (resetLockSpace) is shared by that thread and its Workers only.
@@ -42,7 +43,7 @@ export function findOrCreateLockSpace() {
 // Threads this thread creates from now on inherit the space it joined.
 function adopt(joined) {
   if (typeof joined?.then === 'function') return joined.then(adopt);
-  if (joined !== null && getEnvironmentData(SPACE_KEY)?.id !== joined.id) setEnvironmentData(SPACE_KEY, joined);
+  if (joined !== null && /** @type {any} */ (getEnvironmentData(SPACE_KEY))?.id !== joined.id) setEnvironmentData(SPACE_KEY, joined);
   return joined;
 }
 
@@ -86,6 +87,7 @@ function newLockSpace(scoped) {
 }
 
 function noRendezvous() {
+  /** @type {Error & { code?: string }} */
   const error = new Error(`weblocks-wasm: worker thread ${threadId} did not inherit the process's lock space and cannot look for it here `
     + '(the process-wide rendezvous needs Linux\'s /proc, abstract Unix sockets and a BroadcastChannel that can be unref\'d, '
     + `which Deno 2.6 lacks; this is ${process.platform}${process.versions.deno ? `, Deno ${process.versions.deno}` : ''}), and a lock space of its own `
@@ -105,6 +107,7 @@ function inDenoWebWorker() {
 }
 
 function lockSpaceUnreachable() {
+  /** @type {Error & { code?: string }} */
   const error = new Error('weblocks-wasm: a Deno Web Worker cannot reach the process\'s lock space (Deno passes it only to '
     + 'node:worker_threads Workers), and a lock space of its own would not exclude the other threads. '
     + "Create this worker with `new Worker(url)` from 'node:worker_threads' instead of the global Worker.");
@@ -119,6 +122,7 @@ export async function attachToLockSpace(space) {
   if (module === null) {
     module = await compileEngine({ shared: true });
     // Threads created from now on reuse the compiled module instead of compiling their own.
+    /** @type {any} */
     const current = getEnvironmentData(SPACE_KEY);
     if (current === space || current?.memory === space.memory) {
       setEnvironmentData(SPACE_KEY, { ...space, module });

@@ -8,6 +8,7 @@
 const { node, deno, bun } = process.versions;
 
 function refuse(message) {
+  /** @type {Error & { code?: string }} */
   const error = new Error(message);
   error.code = 'ERR_WEBLOCKS_UNSUPPORTED_NODE';
   throw error;

@@ -157,6 +157,7 @@ export function connectThread() {
       process.emitWarning(`weblocks-wasm: closing this thread's locks at exit failed: ${error?.message ?? error}`);
     }
   });
+  /** @type {DeferredBackend & { end?: () => void }} */
   const deferred = new DeferredBackend(clientId, ready);
   // Ends this client while the thread goes on (resetLockSpace), as if its context had ended (spec
   // 2.6, agent termination): its locks are released and its queued requests dropped; their
@@ -173,6 +174,7 @@ export function connectThread() {
 }
 
 function noSharedMemory() {
+  /** @type {Error & { code?: string }} */
   const error = new Error(`weblocks-wasm: worker thread ${threadId} cannot share the process's lock space: shared WebAssembly memory `
     + '(SharedArrayBuffer) is unavailable here, and a lock space of its own would not exclude the other threads. '
     + 'Run without --no-harmony-sharedarraybuffer (or the like), or use locks from the main thread only.');
