@@ -17,7 +17,7 @@ const CASES = {
     await tab.evaluate(async () => { await window.bf.spawn('shared'); return window.bf.inWorker('hold', 'held'); });
   },
   'a page whose window held a lock and released it': async (tab) => {
-    await tab.evaluate(async () => { await window.bf.hold('held'); return window.bf.release('held'); });
+    await tab.evaluate(async () => { await window.bf.hold('held'); await window.bf.release('held'); return window.bf.quiet(); });
   },
   'a page whose dedicated worker held a lock and released it': async (tab) => {
     await tab.evaluate(async () => { await window.bf.spawn('dedicated'); await window.bf.inWorker('hold', 'held'); await window.bf.inWorker('release', 'held'); return window.bf.quiet(); });
