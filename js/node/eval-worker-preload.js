@@ -20,6 +20,7 @@ const REQUIRE_ENTRY = fileURLToPath(new URL('../cjs/register.cjs', import.meta.u
 // with ERR_METHOD_NOT_IMPLEMENTED on Node 24.11).
 const IMPORT_ENTRY = new URL('./register.js', import.meta.url).href;
 const MARK = Symbol.for('weblocks-wasm/eval-worker-preload');
+let warnedUncovered = false;
 
 export function preloadInWorkers({ every = false } = {}) {
   if (process.versions.bun !== undefined || process.versions.deno !== undefined) return;
@@ -40,13 +41,32 @@ export function preloadInWorkers({ every = false } = {}) {
         super(filename, options);
         return;
       }
+      const withEntry = (args) => ({ ...options, execArgv: [...args, isEval ? '--require' : '--import', entry] });
+      let invalid = null;
       try {
-        super(filename, { ...options, execArgv: [...execArgv, isEval ? '--require' : '--import', entry] });
+        super(filename, withEntry(execArgv));
+        return;
       } catch (error) {
-        // An option of this process that a worker does not take (a V8 flag) when it is given
-        // explicitly: the worker starts as asked, without the preload, and says so.
+        // An option of this process that a worker does not take (a V8 flag such as
+        // --max-old-space-size=N), refused once execArgv is given explicitly. Node names them
+        // ("Initiated Worker with invalid execArgv flags: --a, --b"): without them, which a worker
+        // inheriting this process's options would not get either, the worker is started again.
         if (error?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || options?.execArgv !== undefined) throw error;
-        super(filename, options);
+        invalid = new Set(String(error.message).split(': ').slice(1).join(': ').split(', '));
+      }
+      const valid = execArgv.filter((arg) => !invalid.has(arg));
+      if (valid.length < execArgv.length) {
+        try {
+          super(filename, withEntry(valid));
+          return;
+        } catch (error) {
+          if (error?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+        }
+      }
+      // Still refused: the worker starts as asked, without the package, and that is said once.
+      super(filename, options);
+      if (!warnedUncovered) {
+        warnedUncovered = true;
         process.emitWarning('weblocks-wasm: a worker could not be given this package\'s preload (this process\'s options '
           + `${JSON.stringify(process.execArgv)} are not all valid for a worker), so it has no navigator.locks of this package. `
           + 'Start Node with --require weblocks-wasm/register instead of --import, or import weblocks-wasm/polyfill in the worker\'s code.',

@@ -22,16 +22,19 @@ function runNode(args) {
   });
 }
 
-test('while navigator.locks holds a lock, worker_threads.locks and a worker that loads nothing find it held', async () => {
-  const report = await runNode([fixture('builtin-names.mjs')]);
-  if (hasBuiltIn) {
-    assert.deepEqual(report, {
-      builtIn: true, defaultExport: 'excluded', namedImport: 'excluded', sameObject: true, workerLoadingNothing: 'excluded',
-    });
-  } else {
-    assert.deepEqual(report, { builtIn: false, workerLoadingNothing: 'no navigator.locks' });
-  }
-});
+for (const options of [[], ['--max-old-space-size=256']]) {
+  test(`while navigator.locks holds a lock, worker_threads.locks and workers that load nothing find it held (Node options: ${JSON.stringify(options)})`, async () => {
+    const report = await runNode([...options, fixture('builtin-names.mjs')]);
+    if (hasBuiltIn) {
+      assert.deepEqual(report, {
+        builtIn: true, defaultExport: 'excluded', namedImport: 'excluded', sameObject: true,
+        workerLoadingNothing: 'excluded', workerInheritingOptions: 'excluded',
+      });
+    } else {
+      assert.deepEqual(report, { builtIn: false, workerLoadingNothing: 'no navigator.locks', workerInheritingOptions: 'no navigator.locks' });
+    }
+  });
+}
 
 test('a user\'s --import preload calling install({ force: true }) gives eval workers the package\'s lock space', async () => {
   const report = await runNode(['--import', fixture('force-install-preload.mjs'), fixture('eval-workers.mjs')]);
