@@ -6,25 +6,16 @@
 // has no navigator.locks at all (never a space of its own).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeReport } from './node-report.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = (name) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const hasBuiltIn = Number.parseInt(process.versions.node, 10) >= 24;
 
-function runNode(args) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(error, { message: `${error.message}\n${stderr}` }));
-      else resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
-}
 
 for (const options of [[], ['--max-old-space-size=256']]) {
   test(`while navigator.locks holds a lock, worker_threads.locks and workers that load nothing find it held (Node options: ${JSON.stringify(options)})`, async () => {
-    const report = await runNode([...options, fixture('builtin-names.mjs')]);
+    const report = await nodeReport([...options, fixture('builtin-names.mjs')]);
     if (hasBuiltIn) {
       assert.deepEqual(report, {
         builtIn: true, defaultExport: 'excluded', namedImport: 'excluded', sameObject: true,
@@ -37,7 +28,7 @@ for (const options of [[], ['--max-old-space-size=256']]) {
 }
 
 test('a user\'s --import preload calling install({ force: true }) gives eval workers the package\'s lock space', async () => {
-  const report = await runNode(['--import', fixture('force-install-preload.mjs'), fixture('eval-workers.mjs')]);
+  const report = await nodeReport(['--import', fixture('force-install-preload.mjs'), fixture('eval-workers.mjs')]);
   assert.deepEqual(report.crossThread, { beforeRelease: 1, pendingFromAnotherClient: true, afterExit: 3 },
     'the eval worker\'s request waited for the main thread\'s lock, then was granted');
   assert.deepEqual(report.deadlock, { workerGotResource2: false, mainGotResource1: false, bothHeldByTwoClients: true });

@@ -6,20 +6,14 @@
 // released, a request pending at terminate() leaves nothing behind), with eval workers that load nothing themselves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeReport } from './node-report.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/eval-workers.mjs', import.meta.url));
 
 for (const flag of ['--import', '--require']) {
   test(`under ${flag} weblocks-wasm/register, eval workers share the lock space of the main thread`, async () => {
-    const report = await new Promise((resolve, reject) => {
-      execFile(process.execPath, [flag, 'weblocks-wasm/register', fixture], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
-        if (error) reject(Object.assign(error, { message: `${error.message}\n${stderr}` }));
-        else resolve(JSON.parse(stdout.trim().split('\n').pop()));
-      });
-    });
+    const report = await nodeReport([flag, 'weblocks-wasm/register', fixture]);
     assert.deepEqual(report.crossThread, { beforeRelease: 1, pendingFromAnotherClient: true, afterExit: 3 },
       'the worker\'s request waited for the main thread\'s lock, then was granted');
     assert.deepEqual(report.deadlock, { workerGotResource2: false, mainGotResource1: false, bothHeldByTwoClients: true });

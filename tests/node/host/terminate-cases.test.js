@@ -3,18 +3,13 @@
 // (tests/runtimes/terminate-cases.mjs, also run on Bun and Deno by tests/runtimes/run.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeReport } from './node-report.js';
 
 const script = fileURLToPath(new URL('../../runtimes/terminate-cases.mjs', import.meta.url));
 
 test('after await terminate(), a worker\'s held lock and pending request are gone, and a busy holder stops before the handoff', async () => {
-  const outcome = await new Promise((resolve, reject) => {
-    execFile(process.execPath, [script], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(error, { message: `${error.message}\n${stderr}` }));
-      else resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
+  const outcome = await nodeReport([script]);
   assert.deepEqual(outcome.idle, { heldAfterTerminate: 0, grantedAfter: true });
   assert.deepEqual(outcome.pending, { pendingBefore: 1, pendingAfterTerminate: 0, holderStillHeld: 1 });
   assert.deepEqual(outcome.busy, { countedBeforeGrant: true, ranAfterGrant: false });
