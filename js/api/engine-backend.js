@@ -49,9 +49,9 @@ export class EngineBackend {
     this.failedTokens = -(2 ** 52);
     /** Host hook, called when `waiting` or the number of listeners may have changed. */
     this.onActivity = null;
-    /** Host hook, called before each engine request (the Deno host's running mark); may throw to refuse it. */
+    /** Host hook, called before each engine request (the Deno host's running mark, js/node/running-mark.js). */
     this.beforeRequest = null;
-    /** Host hook, called before each snapshot: null, or a promise to wait for first (ends of threads being proven). */
+    /** Host hook, called before each snapshot: null, or a promise to wait for first (threads reported ended, until closed). */
     this.beforeQuery = null;
     this.drainNow = () => {
       this.drainScheduled = false;

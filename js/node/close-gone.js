@@ -60,6 +60,12 @@ export class GoneThreadCloser {
     return reported && process.env[TRUST_REPORTED_END] === '1';
   }
 
+  /** Whether a thread reported ended waits to be closed (checked on every query(): no allocation). */
+  reportedPending() {
+    for (const entry of this.pending.values()) if (entry.reported) return true;
+    return false;
+  }
+
   /**
    * Null when no thread reported ended waits to be closed; else resolves once none does (each
    * closed), or after `capMs`: a query() right after `await worker.terminate()` then no longer
@@ -67,7 +73,7 @@ export class GoneThreadCloser {
    * worker's thread).
    */
   reportedEndsClosed(capMs) {
-    if (![...this.pending.values()].some((entry) => entry.reported)) return null;
+    if (!this.reportedPending()) return null;
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -122,7 +128,7 @@ export class GoneThreadCloser {
         progress = true;
       }
     }
-    if (this.closedWaiters.length > 0 && ![...this.pending.values()].some((entry) => entry.reported)) {
+    if (this.closedWaiters.length > 0 && !this.reportedPending()) {
       for (const done of this.closedWaiters.splice(0)) done();
     }
     if (this.pending.size > 0 || this.toForget.size > 0) {
