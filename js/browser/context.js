@@ -16,6 +16,7 @@ import { localHubPort, loadInContextHub } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow, keepEarlyPort } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
 import { bfcacheRule, contextOutstanding } from './bfcache.js';
+import { FrameBackend, embedderOf, serveFrames } from './frame-backend.js';
 
 export function contextKind(scope = globalThis) {
   if (typeof scope.DedicatedWorkerGlobalScope === 'function' && scope instanceof scope.DedicatedWorkerGlobalScope) return 'dedicated-worker';
@@ -39,6 +40,15 @@ export function hubNameOf(space) {
  */
 export function createContextBackend({ hubUrl, forceLocal = false, requireHub = false, space = null, scope = globalThis } = {}) {
   const kind = contextKind(scope);
+  // A same-origin frame of a page that runs the polyfill speaks through its embedder (frame-backend.js).
+  const framesHub = kind === 'window' && space === null && !forceLocal && hubUrl !== undefined
+    && typeof scope.SharedWorker === 'function' ? absoluteUrl(scope, hubUrl) : null;
+  const embedder = framesHub === null ? null : embedderOf(scope, framesHub);
+  if (embedder !== null) {
+    const frame = new FrameBackend(embedder, scope);
+    scope.addEventListener('pagehide', (event) => frame.pageHidden(event.persisted));
+    return frame;
+  }
   const hubName = hubNameOf(space);
   let backend;
   let connect;
@@ -118,6 +128,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
       return nativeClose.call(this);
     };
   }
+  if (framesHub !== null) serveFrames(scope, framesHub, backend);
   if (kind === 'window') {
     // A removed iframe's (or navigated-away) Document has no browsing context any more.
     /** @type {any} (a window's hook: HubBackend does not declare it) */ (backend).isFullyActive = () => scope.document?.defaultView !== null;
@@ -177,6 +188,10 @@ function sharedWorkerPort(scope, hubUrl, hubName, backend, requireHub, space, re
     else backend.switchTo(() => localHubPort(reason, space, scope));
   });
   return worker.port;
+}
+
+function absoluteUrl(scope, url) {
+  try { return new URL(url, scope.document?.baseURI ?? scope.location?.href).href; } catch { return String(url); }
 }
 
 function noHubHere(reason) {

@@ -87,7 +87,11 @@ export class HubBackend {
     this.lastCheck = 0;
     this.lastLostHub = null;
     this.clientIdRetries = 0;
-    this.unwelcomedAdopts = [];  // [port, worker number] for our workers, held until a hub welcomes us or speaks (or we fail)
+    this.unwelcomedAdopts = [];  // [port, worker number, frame] for our (or a frame's) workers, held until a hub welcomes us or speaks (or we fail)
+    // Same-origin frames whose calls go through this context (frame-backend.js): clientId -> its
+    // Document, weakly (a frame removed without pagehide must not be kept alive by us).
+    /** @type {Map<string, { deref(): any }>} */
+    this.frames = new Map();
     this.identify = options.identify ?? null; // () => MessagePort | Promise<MessagePort>: a fresh connection to the origin's hub
     this.identity = null;       // the identity check in flight: { port, deadline }
     this.helloAtCall = 0;       // nextCall when the latest hello was sent (orders probes after it)
@@ -122,7 +126,8 @@ export class HubBackend {
 
   // ---- the backend contract ----
 
-  request(name, mode, wait, listener, within) {
+  /** `as`: the clientId of the same-origin frame this request is made for (frame-backend.js), if not ours. */
+  request(name, mode, wait, listener, within, as) {
     const token = ++this.nextToken;
     if (this.failure !== null || name.length > LIMITS.nameLength) {
       const error = this.failure ?? new DOMException(
@@ -130,9 +135,10 @@ export class HubBackend {
       queueMicrotask(() => listener.failed(token, error));
       return token;
     }
-    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made });
+    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made, as });
     /** @type {RequestMessage} */
     const message = { t: C.request, token, name, mode, wait };
+    if (as !== undefined) message.as = as;
     // Made inside the callback of a lock this context holds: the hub looks for a deadlock.
     if (within !== undefined && this.records.get(within.under)?.state === HELD) {
       message.under = within.under;
@@ -161,7 +167,7 @@ export class HubBackend {
     const unsure = this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
     // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
     // that flow control keeps here (a waiter elsewhere would wait for them).
-    this.toHub({ t: C.release, token });
+    this.toHub(record.as === undefined ? { t: C.release, token } : { t: C.release, token, as: record.as });
     if (!unsure) { this.records.delete(token); return undefined; }
     record.state = RELEASING;
     this.stats.releaseChecks++;
@@ -215,7 +221,7 @@ export class HubBackend {
     return new Promise((resolve) => {
       this.aborts.set(token, resolve);
       this.abortsMade.set(token, ++this.made);
-      this.send({ t: C.abort, token });
+      this.send(record.as === undefined ? { t: C.abort, token } : { t: C.abort, token, as: record.as });
       this.watch();
     });
   }
@@ -383,9 +389,16 @@ export class HubBackend {
     /** @type {[number, ContextMessage][]} */
     const again = [];
     for (const [token, r] of this.records) {
-      if (r.state === UNSENT) again.push([r.made, { t: C.request, token, name: r.name, mode: r.mode, wait: r.wait }]);
+      if (r.state !== UNSENT) continue;
+      /** @type {RequestMessage} */
+      const message = { t: C.request, token, name: r.name, mode: r.mode, wait: r.wait };
+      if (r.as !== undefined) message.as = r.as;
+      again.push([r.made, message]);
     }
-    for (const [token] of this.aborts) again.push([this.abortsMade.get(token) ?? 0, { t: C.abort, token }]);
+    for (const [token] of this.aborts) {
+      const as = this.records.get(token)?.as;
+      again.push([this.abortsMade.get(token) ?? 0, as === undefined ? { t: C.abort, token } : { t: C.abort, token, as }]);
+    }
     for (const call of this.queries.keys()) {
       this.queries.restart(call);
       again.push([this.queries.madeAt(call), { t: C.query, call }]);
@@ -411,16 +424,16 @@ export class HubBackend {
       // release arrived, or one declared dead; the first is a false alarm, never an overlap.
       if (record.state === RELEASING) askNextHub(record);
       if (record.state === HELD || record.state === RELEASING) {
-        held.push({ token, name: record.name, mode: record.mode, held: true, seq: null });
+        held.push(asFrame(record, { token, name: record.name, mode: record.mode, held: true, seq: null }));
       } else if (record.wait === 'wait' || record.wait === 'preempt') {
         // A steal in flight is re-sent as a plain request: the lock it would have stolen may be
         // re-registered by its holder, and a re-registered steal must not break that.
-        waiting.push({ token, name: record.name, mode: record.mode, held: false, seq: record.seq });
+        waiting.push(asFrame(record, { token, name: record.name, mode: record.mode, held: false, seq: record.seq }));
       } else {
         // An ifAvailable request in flight: its answer was lost with the hub (a grant there died
         // with it). The next hub answers it once what survivors hold is back (spec 3.2.2 step 4:
         // "not available" only when the lock is), not this context by guessing.
-        waiting.push({ token, name: record.name, mode: record.mode, held: false, seq: null, wait: 'no-wait' });
+        waiting.push(asFrame(record, { token, name: record.name, mode: record.mode, held: false, seq: null, wait: 'no-wait' }));
       }
     }
     waiting.sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity) || a.token - b.token);
@@ -440,7 +453,7 @@ export class HubBackend {
     this.probe = null;
     // Our hub spoke: the ports held for our workers while it was silent go to it.
     if (this.unwelcomedAdopts.length > 0 && this.hubId !== null && this.helloEntries === null) {
-      for (const [port, worker] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker);
+      for (const [port, worker, as] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker, as);
     }
     if (!isHubMessage(m)) {
       this.log('warn', 'ignored a message that is not from the hub');
@@ -532,7 +545,7 @@ export class HubBackend {
     const entries = this.helloEntries ?? [];
     this.helloEntries = null;
     this.hubId = m.hubId;
-    for (const [port, worker] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker);
+    for (const [port, worker, as] of this.unwelcomedAdopts.splice(0)) this.adopt(port, worker, as);
     entries.forEach((entry, i) => {
       const record = this.records.get(entry.token);
       if (record === undefined) return;
@@ -659,6 +672,7 @@ export class HubBackend {
     // Nothing outstanding any more: stop checking (here rather than on every release, so that a
     // context that requests again at once keeps its timer). A probe or identity check in flight
     // (a worker of ours asked for a port: checkSoon) is seen through first.
+    if (this.frames.size > 0) this.checkFrames();
     if (!this.waitsOnHub() && this.probe === null && this.identity === null) return this.idle();
     if (this.port === null || this.asleep || this.failure !== null) return;
     const now = this.now();
@@ -967,10 +981,10 @@ export class HubBackend {
    * once a hub welcomed us: a failed context passes its failure on to the worker, so that the
    * worker's requests reject as promptly as ours instead of waiting on a hub that never answers.
    */
-  adopt(port, worker) {
+  adopt(port, worker, as) {
     if (this.failure !== null) return refusePort(port, this.failure);
     if (this.hubId === null) {
-      this.unwelcomedAdopts.push([port, worker]);
+      this.unwelcomedAdopts.push([port, worker, as]);
       if (this.port === null && !this.asleep) this.open(null);
       return undefined;
     }
@@ -978,11 +992,11 @@ export class HubBackend {
     // go with it: the worker would learn only when its identity check timed out, 5 s on): held
     // until the hub speaks (receive) or a new one welcomes us.
     if (this.helloEntries !== null || this.now() - this.lastHeard >= this.liveness.HUB_SILENT_AFTER) {
-      this.unwelcomedAdopts.push([port, worker]);
+      this.unwelcomedAdopts.push([port, worker, as]);
       this.checkSoon();
       return undefined;
     }
-    this.send({ t: C.adopt, worker }, [port]);
+    this.send(as === undefined ? { t: C.adopt, worker } : { t: C.adopt, worker, as }, [port]);
     this.checkSoon();
     return undefined;
   }
@@ -994,18 +1008,69 @@ export class HubBackend {
    * timer due after it (terminatedWorkerRunsOn), then one more task of this thread (a busy thread
    * runs its due tasks in the order they fell due), so never while the worker still runs.
    */
-  workerEnded(worker) {
-    this.unwelcomedAdopts = this.unwelcomedAdopts.filter(([port, w]) => {
-      if (w === worker) try { port.close(); } catch { /* gone */ }
-      return w !== worker;
+  workerEnded(worker, as) {
+    this.unwelcomedAdopts = this.unwelcomedAdopts.filter(([port, w, a]) => {
+      if (w === worker && a === as) try { port.close(); } catch { /* gone */ }
+      return w !== worker || a !== as;
     });
     setTimeout(() => nextTask(() => {
-      if (this.hubId !== null && this.failure === null) this.send({ t: C.ended, worker });
+      if (this.hubId !== null && this.failure === null) this.send(as === undefined ? { t: C.ended, worker } : { t: C.ended, worker, as });
     }), terminatedWorkerRunsOn(this.liveness));
+  }
+
+  // ---- same-origin frames that speak through this context (frame-backend.js) ----
+
+  /**
+   * Frame `as` (a clientId) makes its calls through this context from now on. Its `document`
+   * tells whether it has left (checked while it has anything here: a frame removed without a
+   * pagehide): a Document that is no longer its frame's has no defaultView.
+   */
+  joinFrame(as, document) {
+    this.frames.set(as, typeof WeakRef === 'function' ? new WeakRef(document) : { deref: () => document });
+  }
+
+  /**
+   * Frame `as` left (pagehide of a removed or navigated frame, or found gone): as for a context
+   * that says bye, its locks are released and its requests dropped at once (C.left), and nothing
+   * more is said to it.
+   */
+  frameLeft(as) {
+    if (!this.frames.delete(as)) return;
+    let any = false;
+    for (const [token, record] of this.records) {
+      if (record.as !== as) continue;
+      any = true;
+      this.records.delete(token);
+      this.aborts.get(token)?.(false);
+      this.aborts.delete(token);
+      this.abortsMade.delete(token);
+    }
+    this.unwelcomedAdopts = this.unwelcomedAdopts.filter(([port, , a]) => {
+      if (a === as) try { port.close(); } catch { /* gone */ }
+      return a !== as;
+    });
+    // Only a hub that may have heard of the frame is told (a hello to come names none of its records).
+    if (this.hubId !== null && this.failure === null && !this.asleep && (any || this.port !== null)) this.send({ t: C.left, as });
+    this.idle();
+  }
+
+  /** Frames that left without a pagehide (their document is gone): told as if they had. */
+  checkFrames() {
+    for (const [as, document] of this.frames) {
+      let left = true;
+      try { left = (document.deref()?.defaultView ?? null) === null; } catch { /* a dead realm: gone */ }
+      if (left) this.frameLeft(as);
+    }
   }
 }
 
 /** Settled (`record.answered`) once the welcome of a hello that claimed this released lock says whether it was still ours. */
+/** A hello's reclaim entry for `record`: a frame's names the frame (`as`). */
+function asFrame(record, entry) {
+  if (record.as !== undefined) entry.as = record.as;
+  return entry;
+}
+
 function askNextHub(record) {
   return (record.asked ??= new Promise((resolve) => { record.answered = resolve; }));
 }

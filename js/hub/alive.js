@@ -64,7 +64,7 @@ export function unwatchAlive(conn) {
  * context is gone; an answer in each of ALIVE_CONFIRM_ROUNDS rounds, it lives and keeps its locks.
  * A hub that could not hear meanwhile (deaf: hearing.js) or woke late proves nothing: it asks again.
  */
-/** @param {import('./hub.js').HubConnection} conn */
+/** @param {import('./connection.js').HubConnection} conn */
 function confirm(hub, conn, watch, round) {
   // Closed already, or the heartbeat's rules stand for it (hub.silenceCounts: no sentinel of its
   // own has answered, or a creator vouches for it): silence decides nothing.

@@ -9,7 +9,7 @@ import { MODE, WAIT, STATUS, EVENT, REQUEST_FLAGS } from '../engine/index.js';
 import { EngineObserver, engineObservers } from '../api/engine-observer.js';
 import { describeCycle } from '../api/observe-shared.js';
 import {
-  PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE,
+  PROTOCOL_VERSION, LIMITS, LIVENESS, FLOW, C, H, ANNOUNCE, FRAME_TYPES,
 } from './protocol.js';
 import { attachSentinel, detachSentinel, lastHeardFrom, pingSentinel, silenceOf } from './sentinels.js';
 import { watchAlive, unwatchAlive, listDatabases, sweepAliveDatabases } from './alive.js';
@@ -23,7 +23,10 @@ import { validateClientMessage } from './validate-client.js';
 import { terminatedWorkerRunsOn } from './terminated-worker.js';
 import { PREDECESSOR } from './succession.js';
 import { randomUuid } from '../api/random-id.js';
+import { Connection } from './connection.js';
+import { FrameConnection } from './frame-connection.js';
 /** @import { HubMessage, UnbatchedHubMessage } from './protocol.js' */
+/** @import { HubConnection } from './connection.js' */
 
 const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.preempt };
 
@@ -31,63 +34,6 @@ const WAIT_CODES = { wait: WAIT.wait, 'no-wait': WAIT.noWait, preempt: WAIT.pree
 const PENDING = 0;
 const HELD = 1;
 const DEFERRED = 2; // taken during the reclaim window; not in the engine yet
-
-class Connection {
-  constructor(hub, port, parent) {
-    this.hub = hub;
-    this.port = port;
-    this.parent = parent;     // the connection of the context that created this dedicated worker (adopt)
-    this.workerNo = 0;        // its number among the workers its parent created
-    this.ended = false;       // its parent terminated it (C.ended) or left: no longer vouched for (vouchedFor)
-    this.stoppedBy = Infinity; // once ended: when it has surely stopped running (gone then, unless its sentinel answers)
-    this.children = new Set();
-    this.client = null;       // engine client handle, once registered
-    this.clientId = null;
-    this.key = null;          // the context's secret (hello): lets it resume this connection over a new port
-    this.bytes = 0;           // charged to this connection (quota.js)
-    this.queries = 0;         // queries waiting to be answered
-    this.helloQueued = 0;     // hellos filed in the inbox, not handled yet
-    this.tokens = new Map();  // token -> { id, state, entry }
-    this.tokenOfId = new Map(); // engine id -> token
-    this.maxToken = 0;
-    /** @type {Int32Array | null} the engine memory's view holding its doorbell */
-    this.bell = null;
-    this.bellIndex = 0;
-    this.seenBell = 0;
-    this.lastSeen = hub.now();
-    this.dead = false;        // declared dead (or said bye): may register again with a new hello
-    this.gone = false;        // port closed: forgotten for good
-    this.rejections = 0;
-    this.cut = false;         // its port was closed for volume (cut): registered still, its locks kept
-    this.unsentOrder = [];    // tokens that queued since the last batch of queue order (H.queued)
-    this.sentinel = null;     // the context's sentinel port (sentinels.js), once it sent one
-    this.alive = null;        // the alive database the hub is deleting (alive.js), once the context named one
-    this.toldUnregistered = false;
-    this.batching = false;    // its hello asked for batches (batch: true): Hub.sendTo
-  }
-
-  /** @param {UnbatchedHubMessage} message */
-  send(message) {
-    this.hub.sendTo(this, message);
-  }
-
-  /** @param {HubMessage} message */
-  post(message) {
-    try {
-      this.port.postMessage(message);
-    } catch (error) {
-      this.hub.log('warn', `could not post to ${this.clientId ?? 'an unregistered client'}: ${error?.message}`);
-    }
-  }
-}
-
-/**
- * A connection, with the fields set on it later: its observers (observe), the liveness tick's
- * lastPing and toldUnwatched, and what a machine hub (js/machine/machine-hub.js) keeps of its
- * client (keyHash, proc, its number `no`).
- * @typedef {Connection & { observers?: Map<number, EngineObserver>, lastPing?: number, toldUnwatched?: boolean,
- *   keyHash?: string, proc?: import('./protocol.js').Proc, no?: number }} HubConnection
- */
 
 export class Hub {
   /**
@@ -313,6 +259,14 @@ export class Hub {
    */
   take(conn, message, ports, file) {
     if (message.t === C.pong) return undefined;
+    // A message for one of this connection's frames is filed in the connection's own inbox (one
+    // order for all its frames) and charged to the frame.
+    let frame = null;
+    if (message.as !== undefined && FRAME_TYPES.has(message.t) && conn.client !== null) {
+      frame = this.frameOf(conn, message.as, message.t === C.request || message.t === C.adopt);
+      if (frame === null) return this.noFrame(conn, message, ports);
+    }
+    const payer = frame ?? conn;
     if (message.t === C.probe) {
       // A hello still waiting in this connection's inbox counts as registered: it will be.
       if (conn.client === null && !conn.dead && conn.helloQueued === 0) return this.unregistered(conn, message, { ports });
@@ -324,8 +278,8 @@ export class Hub {
       // release that overtook the context's own requests made inside its callback gave the lock
       // to the one it should wait for first (WPT mode-exclusive "distinct resources", WebKit:
       // issue 46). A full inbox is a flood, cut below: its release is handled now.
-      if (this.inbox.pending(conn) === 0 || this.inbox.full(conn)) return this.handle(conn, { message, ports: null, cost: 0 });
-      file(conn, { message, ports: null, cost: 0 });
+      if (this.inbox.pending(conn) === 0 || this.inbox.full(conn)) return this.handle(conn, { message, ports: null, cost: 0, frame });
+      file(conn, { message, ports: null, cost: 0, frame });
       return undefined;
     }
     if (this.inbox.full(conn)) {
@@ -336,20 +290,66 @@ export class Hub {
     let cost = MESSAGE_COST;
     if (message.t === C.request) {
       cost = requestCost(message.name);
-      if (!this.quota.fits(conn, cost, this.connections.size)) {
-        return conn.send({ t: H.failed, token: message.token, name: 'QuotaExceededError', message: this.quotaMessage(conn) });
+      if (!this.quota.fits(payer, cost, this.connections.size)) {
+        return conn.send({ t: H.failed, token: message.token, name: 'QuotaExceededError', message: this.quotaMessage(payer) });
       }
     } else if (message.t === C.query) {
       if (conn.queries >= LIMITS.queriesPerClient) {
         return conn.send({ t: H.queryFailed, call: message.call, name: 'QuotaExceededError', message: `More than ${LIMITS.queriesPerClient} query() calls of this context are waiting for the lock hub.` });
       }
       conn.queries++;
-    } else if (message.t === C.abort && !this.quota.fits(conn, cost, this.connections.size)) {
+    } else if (message.t === C.abort && !this.quota.fits(payer, cost, this.connections.size)) {
       return conn.send({ t: H.aborted, token: message.token, removed: false });
     }
-    this.quota.charge(conn, cost);
-    file(conn, { message, ports, cost });
+    this.quota.charge(payer, cost);
+    file(conn, { message, ports, cost, frame });
     return undefined;
+  }
+
+  /**
+   * The frame `as` of `conn` (protocol 11): a client of its own, made on its first request or
+   * worker (`create`). Null when there is none, or none may be made: this hub serves no frames
+   * (a machine hub), the connection speaks for as many as it may, or the clientId is taken.
+   * @param {HubConnection} conn
+   * @returns {HubConnection | null}
+   */
+  frameOf(conn, as, create) {
+    const known = conn.frames?.get(as);
+    if (known !== undefined) return known;
+    if (!create || !this.servesFrames() || conn.frame) return null;
+    if ((conn.frames?.size ?? 0) >= LIMITS.framesPerConnection || this.clientIds.has(as)) return null;
+    const frame = new FrameConnection(this, conn);
+    conn.frames ??= new Map();
+    conn.frames.set(as, frame);
+    conn.children.add(frame);
+    this.connections.add(frame);
+    this.openClient(frame, as);
+    return frame;
+  }
+
+  /** Whether contexts may speak for their same-origin frames on their own connection (a machine hub: no). */
+  servesFrames() { return true; }
+
+  /** A message for a frame the hub has not (or may not have): answered so that nothing waits for ever. @param {HubConnection} conn */
+  noFrame(conn, message, ports) {
+    for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
+    if (message.t === C.request) {
+      const why = this.servesFrames() ? `this context speaks for ${LIMITS.framesPerConnection} frames already, or the frame's clientId is in use` : 'this lock hub serves no frames';
+      return conn.send({ t: H.failed, token: message.token, name: 'NotSupportedError', message: `The lock hub refused a frame's request: ${why}.` });
+    }
+    if (message.t === C.abort) return conn.send({ t: H.aborted, token: message.token, removed: false });
+    if (message.t === C.release) return this.reject(conn, 'release for an unknown frame', message);
+    return undefined; // ended, left, adopt (its port closed): nothing of that frame is kept here
+  }
+
+  /** Frame `frame` left (C.left), or its embedder went: its locks are released, its requests and workers go. @param {HubConnection} frame */
+  dropFrame(frame) {
+    if (frame.gone) return;
+    this.close(frame, { tell: false });
+    frame.gone = true;
+    this.connections.delete(frame);
+    frame.parent.children.delete(frame);
+    frame.parent.frames?.delete(frame.clientId);
   }
 
   /**
@@ -365,16 +365,16 @@ export class Hub {
   cut(conn) {
     const waiting = this.inbox.pending(conn);
     const releases = [];
-    for (const { message, ports, cost } of this.inbox.drop(conn)) {
+    for (const { message, ports, cost, frame = null } of this.inbox.drop(conn)) {
       // A release filed behind its context's earlier messages (take) is still done: the context
       // has forgotten that lock, and its resume would not name it.
-      if (message.t === C.release) releases.push(message.token);
-      this.quota.refund(conn, cost);
+      if (message.t === C.release) releases.push([frame ?? conn, message.token]);
+      this.quota.refund(frame ?? conn, cost);
       if (message.t === C.query) conn.queries--;
       if (message.t === C.hello) conn.helloQueued--;
       for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
     }
-    for (const token of releases) this.release(conn, token);
+    for (const [owner, token] of releases) if (!owner.gone) this.release(owner, token);
     const message = `This context had ${waiting} messages waiting at the lock hub, as many as one context may (${this.inbox.maxQueued}): it sends faster than its share of the hub serves it, without flow control. The hub stopped reading this connection (its messages not yet handled are dropped); the locks it holds and the requests the hub accepted are kept, and a hello with its key on a new port resumes it.`;
     this.log('warn', `${conn.clientId ?? 'an unregistered client'} had ${waiting} messages waiting (the bound is ${this.inbox.maxQueued}): its port is closed, its locks and accepted requests are kept`);
     conn.send({ t: H.overloaded, waiting, max: this.inbox.maxQueued, message });
@@ -391,12 +391,13 @@ export class Hub {
   }
 
   /** Handles one filed message, in its connection's turn. @param {HubConnection} conn */
-  handle(conn, { message, ports, cost }) {
+  handle(conn, { message, ports, cost, frame = null }) {
     if (message.t === C.query) conn.queries--;
     // A request keeps its charge while its token lives (refunded by dropToken); anything else is done now.
-    if (message.t !== C.request || conn.gone) this.quota.refund(conn, cost);
+    if (message.t !== C.request || conn.gone || frame?.gone) this.quota.refund(frame ?? conn, cost);
     else message.cost = cost;
     if (conn.gone) return undefined;
+    if (frame !== null) return this.handleForFrame(conn, frame, message, ports);
     try {
       if (message.t === C.hello) {
         conn.helloQueued--;
@@ -432,6 +433,34 @@ export class Hub {
       }
     } catch (error) {
       this.log('error', `failed to handle ${message.t} from ${conn.clientId}: ${error?.stack ?? error}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * A message that speaks for `frame` of `conn` (take). A frame that left meanwhile (its C.left was
+   * handled first) has nothing more: its request fails, the rest is moot.
+   * @param {HubConnection} conn
+   * @param {HubConnection} frame
+   */
+  handleForFrame(conn, frame, message, ports) {
+    if (frame.gone || conn.client === null) {
+      for (const port of ports ?? []) try { port.close(); } catch { /* gone */ }
+      if (message.t === C.request && conn.client !== null) conn.send({ t: H.failed, token: message.token, name: 'AbortError', message: 'The frame that made this request has left.' });
+      return undefined;
+    }
+    try {
+      switch (message.t) {
+        case C.request: return this.request(frame, message);
+        case C.release: return this.release(frame, message.token);
+        case C.abort: return this.abort(frame, message.token);
+        case C.adopt: return this.adopt(frame, ports, message.worker);
+        case C.ended: return this.workerEnded(frame, message.worker);
+        case C.left: return this.dropFrame(frame);
+        default: return undefined;
+      }
+    } catch (error) {
+      this.log('error', `failed to handle ${message.t} from ${frame.clientId} (a frame of ${conn.clientId}): ${error?.stack ?? error}`);
       return undefined;
     }
   }
@@ -516,24 +545,28 @@ export class Hub {
     // that tells it the request is queued here, or the context would count a lock it holds as waiting.
     const submitAfterWelcome = [];
     for (const entry of m.reclaim) {
-      conn.maxToken = Math.max(conn.maxToken, entry.token);
+      // A frame's lock or request goes back to that frame (protocol 11); a frame that cannot be
+      // made again here has lost it.
+      const owner = entry.as === undefined ? conn : this.frameOf(conn, entry.as, true);
+      if (owner === null) { reclaimed.push(entry.held ? 'stolen' : 'queued'); continue; }
+      owner.maxToken = Math.max(owner.maxToken, entry.token);
       if (entry.held) {
-        if (fromLostHub && inWindow && this.reclaimHeld(conn, entry)) reclaimed.push('held');
+        if (fromLostHub && inWindow && this.reclaimHeld(owner, entry)) reclaimed.push('held');
         else reclaimed.push('stolen');
       } else if (inWindow) {
-        this.keepReclaimed(conn, entry.token, { id: 0, state: DEFERRED, entry });
-        this.reclaimPending.push([conn, entry.token, entry.seq ?? Number.MAX_SAFE_INTEGER, this.arrivals++]);
+        this.keepReclaimed(owner, entry.token, { id: 0, state: DEFERRED, entry });
+        this.reclaimPending.push([owner, entry.token, entry.seq ?? Number.MAX_SAFE_INTEGER, this.arrivals++]);
         reclaimed.push('queued');
       } else {
         reclaimed.push('queued');
-        this.keepReclaimed(conn, entry.token, { id: 0, state: DEFERRED, entry });
-        submitAfterWelcome.push(entry.token);
+        this.keepReclaimed(owner, entry.token, { id: 0, state: DEFERRED, entry });
+        submitAfterWelcome.push([owner, entry.token]);
       }
     }
     conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: this.hubId, clientId: m.clientId, reclaimed });
-    for (const token of submitAfterWelcome) {
-      if (this.holdingBack()) this.deferred.push([conn, token]);
-      else this.submit(conn, token);
+    for (const [owner, token] of submitAfterWelcome) {
+      if (this.holdingBack()) this.deferred.push([owner, token]);
+      else this.submit(owner, token);
     }
     this.deliverEvents();
     return undefined;
@@ -960,6 +993,7 @@ export class Hub {
     const deaf = this.hearing !== null && this.hearing.deaf();
     const hearingSince = this.hearing?.since ?? -Infinity;
     for (const conn of this.connections) {
+      if (conn.frame) continue; // lives and goes with its embedder
       pingSentinel(this, conn, now);
       const silent = now - conn.lastSeen;
       if (conn.client === null) {
@@ -1005,13 +1039,14 @@ export class Hub {
    */
   close(conn, { tell, why, cause, confirmedBy }) {
     const now = this.now();
-    for (const child of conn.children) {
+    for (const child of [...conn.children]) {
+      if (child.frame) { this.dropFrame(child); continue; } // same event loop: gone with its embedder
       if (child.client === null) continue;
       if (cause === undefined) this.workerStopsBy(child, now + terminatedWorkerRunsOn(this.liveness));
       else this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
     }
     if (conn.client === null) return;
-    if (cause !== undefined) this.verdict(conn, cause, true, confirmedBy);
+    if (cause !== undefined && !conn.frame) this.verdict(conn, cause, true, confirmedBy);
     const client = conn.client;
     conn.client = null;
     conn.dead = true;
@@ -1033,7 +1068,7 @@ export class Hub {
     this.reclaimPending = this.reclaimPending.filter(([c]) => c !== conn);
     this.closing(conn);
     this.engine.closeClient(client);
-    if (tell) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
+    if (tell && !conn.frame) conn.send(why === undefined ? { t: H.dead } : { t: H.dead, why });
     this.deliverEvents();
     // No registered client left: nobody can hold or wait under this hub, and its record says so.
     if (this.succession !== null && this.clientIds.size === 0) this.succession.idle();

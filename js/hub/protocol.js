@@ -22,8 +22,13 @@
  * 10: a hello's reclaim entry may be an ifAvailable request whose answer was lost with the hub
  * (`wait: 'no-wait'`, never held): the new hub answers it, after the reclaim window (before, the
  * context answered "not available" itself, even for a free lock).
+ * 11: same-origin frames of one page share their embedder's connection (js/browser/frame-backend.js):
+ * a request, release, abort, adopt or ended may name the frame it is for (`as`: the frame's
+ * clientId), the hub keeps each frame as a client of its own (hub.js frameOf), and C.left ends one.
+ * One port keeps the order in which the frames made their calls (spec 3.2.2): no engine delivers
+ * several ports' messages in the order they were posted (docs/browser.md, "Order across frames").
  */
-export const PROTOCOL_VERSION = 10;
+export const PROTOCOL_VERSION = 11;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -38,6 +43,7 @@ export const LIMITS = Object.freeze({
   nameLength: 65536,          // UTF-16 code units in a lock name
   clientIdLength: 256,
   tokensPerClient: 1 << 20,   // requests a client may have outstanding at once
+  framesPerConnection: 256,   // frames one connection may speak for (C.request `as`), each a client of its own
   // Locks + requests one hello may re-register: as many as one connection's memory share can hold,
   // so whatever a hub accepted from a context fits the hello that takes it to the next hub.
   reclaimEntries: Math.floor(CONNECTION_BYTES / REQUEST_OVERHEAD),
@@ -176,20 +182,22 @@ export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }
                         //   with the key of a live connection resumes that connection (its locks kept)
                         //   ReclaimEntry: { token, name, mode, held, seq: number|null, wait?: 'no-wait' }: a lock
                         //   it held, or a request it waits for (wait: an ifAvailable one whose answer was lost)
-  request: 'request',   // { t, token, name, mode, wait, under?, reject? }: under: the token of this context's held lock
+  request: 'request',   // { t, token, name, mode, wait, under?, reject?, as? }: under: the token of this context's held lock
                         //   inside whose callback it was made; reject: refuse it (failed, OperationError) if it would
-                        //   close a certain deadlock
+                        //   close a certain deadlock; as: the clientId of the same-origin frame it was made in, whose
+                        //   calls go on this connection (tokens stay the connection's: one counter for all its frames)
   observe: 'observe',   // { t, call }: observeLocks: answered by changes (start: true first), until unobserve
   unobserve: 'unobserve', // { t, call }
-  release: 'release',   // { t, token }
-  abort: 'abort',       // { t, token }
+  release: 'release',   // { t, token, as? }
+  abort: 'abort',       // { t, token, as? }
+  left: 'left',         // { t, as }: that frame left (removed, navigated): its locks are released, its requests dropped
   query: 'query',       // { t, call }
   pong: 'pong',         // { t }
   probe: 'probe',       // { t, call }: "are you there?" (answered by probed)
   bye: 'bye',           // { t }: clean exit (pagehide): release everything now
-  adopt: 'adopt',       // { t, worker } + a transferred MessagePort: a new connection for the dedicated worker this context
+  adopt: 'adopt',       // { t, worker, as? } + a transferred MessagePort: a new connection for the dedicated worker this context
                         //   created, numbered `worker` by this context (a worker may be adopted again: a new hub, a bucket)
-  ended: 'ended',       // { t, worker }: this context terminated its dedicated worker number `worker` (terminate())
+  ended: 'ended',       // { t, worker, as? }: this context terminated its dedicated worker number `worker` (terminate())
                         //   long enough ago that it has stopped running (terminated-worker.js): it no longer vouches
                         //   for the worker (hub.js vouchedFor), which goes unless its sentinel still answers
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
@@ -247,7 +255,7 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
  */
 /**
  * A lock the context held or a request it waits for, re-registered by a hello after a hub loss.
- * @typedef {{ token: number, name: string, mode: LockMode, held: boolean, seq: number | null, wait?: 'no-wait' }} ReclaimEntry
+ * @typedef {{ token: number, name: string, mode: LockMode, held: boolean, seq: number | null, wait?: 'no-wait', as?: string }} ReclaimEntry
  */
 /** @typedef {{ pid: number, tid: number, start: number | null }} Proc (machine clients) */
 
@@ -255,23 +263,25 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 /**
  * @typedef {{ t: 'hello', v: number, clientId: string, key: string, lostHub: string | null,
  *   reclaim: ReclaimEntry[], proc?: Proc, batch?: boolean, then?: ContextMessage[] }} HelloMessage
- * @typedef {{ t: 'request', token: number, name: string, mode: LockMode, wait: WaitMode, under?: number, reject?: boolean }} RequestMessage
+ * @typedef {{ t: 'request', token: number, name: string, mode: LockMode, wait: WaitMode, under?: number, reject?: boolean,
+ *   as?: string }} RequestMessage
  * @typedef {{ t: 'observe', call: number }} ObserveMessage
  * @typedef {{ t: 'unobserve', call: number }} UnobserveMessage
- * @typedef {{ t: 'release', token: number }} ReleaseMessage
- * @typedef {{ t: 'abort', token: number }} AbortMessage
+ * @typedef {{ t: 'release', token: number, as?: string }} ReleaseMessage
+ * @typedef {{ t: 'abort', token: number, as?: string }} AbortMessage
+ * @typedef {{ t: 'left', as: string }} LeftMessage
  * @typedef {{ t: 'query', call: number }} QueryMessage
  * @typedef {{ t: 'pong' }} PongMessage
  * @typedef {{ t: 'probe', call: number }} ProbeMessage
  * @typedef {{ t: 'bye' }} ByeMessage
- * @typedef {{ t: 'adopt', worker: number }} AdoptMessage (+ a transferred MessagePort)
- * @typedef {{ t: 'ended', worker: number }} EndedMessage
+ * @typedef {{ t: 'adopt', worker: number, as?: string }} AdoptMessage (+ a transferred MessagePort)
+ * @typedef {{ t: 'ended', worker: number, as?: string }} EndedMessage
  * @typedef {{ t: 'sentinel' }} SentinelMessage (+ a transferred MessagePort)
  * @typedef {{ t: 'sync', call: number }} SyncMessage
  * @typedef {{ t: 'alive', name: string }} AliveMessage
  * @typedef {HelloMessage | RequestMessage | ObserveMessage | UnobserveMessage | ReleaseMessage | AbortMessage
  *   | QueryMessage | PongMessage | ProbeMessage | ByeMessage | AdoptMessage | EndedMessage | SentinelMessage
- *   | SyncMessage | AliveMessage} ContextMessage
+ *   | SyncMessage | AliveMessage | LeftMessage} ContextMessage
  */
 
 // hub -> context
@@ -320,7 +330,10 @@ export function isPlainObject(value) {
 
 // What a hello may carry (`then`): messages that come with no ports and need a registration.
 /** @type {Set<string>} */
-export const HELLO_THEN_TYPES = new Set([C.request, C.release, C.abort, C.query, C.sync, C.observe, C.unobserve, C.ended, C.alive]);
+export const HELLO_THEN_TYPES = new Set([C.request, C.release, C.abort, C.query, C.sync, C.observe, C.unobserve, C.ended, C.alive, C.left]);
+
+/** The messages that may speak for a frame (`as`): what names a frame's own request, lock or worker. */
+export const FRAME_TYPES = new Set([C.request, C.release, C.abort, C.adopt, C.ended, C.left]);
 
 /** The hub's messages are trusted by the context only as far as their shape: cheap checks. */
 export function isHubMessage(message) {

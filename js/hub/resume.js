@@ -14,7 +14,7 @@ const DEFERRED = 2;
 /**
  * `conn` (new port) takes over `old` (same clientId and key); `m` is its hello.
  * @param hub
- * @param {import('./hub.js').HubConnection} conn
+ * @param {import('./connection.js').HubConnection} conn
  */
 export function resume(hub, conn, old, m) {
   // What the old port delivered and the hub has not handled yet was sent before this hello.
@@ -35,6 +35,8 @@ export function resume(hub, conn, old, m) {
   conn.bytes += old.bytes;           // the hub's total is unchanged: the same bytes, another owner
   for (const child of old.children) { child.parent = conn; conn.children.add(child); }
   old.children.clear();
+  conn.frames = old.frames; // (their port is their embedder's: now this one)
+  old.frames = null;
   const retarget = (list) => { for (const entry of list) if (entry[0] === old) entry[0] = conn; };
   retarget(hub.deferred);
   retarget(hub.reclaimPending);
@@ -53,47 +55,55 @@ export function resume(hub, conn, old, m) {
   hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);
 
   // Reconcile with what the context still has: its list is the truth about what it still wants.
-  const listed = new Set();
+  // Each entry is its own or one of its frames' (`as`, protocol 11), reconciled with that one's tokens.
+  /** @type {Map<import('./connection.js').HubConnection, Set<number>>} */
+  const listed = new Map([[conn, new Set()]]);
+  for (const frame of conn.frames?.values() ?? []) listed.set(frame, new Set());
   /** @type {import('./protocol.js').Reclaimed[]} */
   const reclaimed = [];
   const grantedAgain = [];
   const submitAfterWelcome = []; // (a grant must come after the welcome: hub.js hello)
   for (const entry of m.reclaim) {
-    listed.add(entry.token);
-    conn.maxToken = Math.max(conn.maxToken, entry.token);
-    const record = conn.tokens.get(entry.token);
+    const owner = entry.as === undefined ? conn : hub.frameOf(conn, entry.as, true);
+    if (owner === null) { reclaimed.push(entry.held ? 'stolen' : 'queued'); continue; }
+    if (!listed.has(owner)) listed.set(owner, new Set());
+    listed.get(owner).add(entry.token);
+    owner.maxToken = Math.max(owner.maxToken, entry.token);
+    const record = owner.tokens.get(entry.token);
     if (entry.held) {
       // Held here too: kept. Not held here: it was stolen or released meanwhile (the news went to the old port).
       if (record !== undefined && record.state === HELD) reclaimed.push('held');
-      else { reclaimed.push('stolen'); if (record !== undefined) listed.delete(entry.token); }
+      else { reclaimed.push('stolen'); if (record !== undefined) listed.get(owner).delete(entry.token); }
     } else if (record !== undefined) {
       reclaimed.push('queued');
-      if (record.state === HELD) grantedAgain.push(entry.token); // its grant went to the old port
+      if (record.state === HELD) grantedAgain.push([owner, entry.token]); // its grant went to the old port
     } else {
       // Sent on the old port and lost with it: a new request now.
       reclaimed.push('queued');
       const cost = requestCost(entry.name);
-      hub.quota.charge(conn, cost);
-      conn.tokens.set(entry.token, { id: 0, state: DEFERRED, entry, cost });
-      if (hub.holdingBack()) hub.deferred.push([conn, entry.token]);
-      else submitAfterWelcome.push(entry.token);
+      hub.quota.charge(owner, cost);
+      owner.tokens.set(entry.token, { id: 0, state: DEFERRED, entry, cost });
+      if (hub.holdingBack()) hub.deferred.push([owner, entry.token]);
+      else submitAfterWelcome.push([owner, entry.token]);
     }
   }
   // What the hub keeps for it but the context no longer has (released, aborted, or an ifAvailable
   // answered while the news was lost): let go.
-  for (const [token, record] of [...conn.tokens]) {
-    if (listed.has(token)) continue;
-    hub.forgetToken(conn, token, record);
-    if (record.state === HELD) hub.engine.release(conn.client, record.id);
-    else if (record.state === PENDING) hub.engine.abort(conn.client, record.id);
-    else {
-      hub.deferred = hub.deferred.filter(([c, t]) => c !== conn || t !== token);
-      hub.reclaimPending = hub.reclaimPending.filter(([c, t]) => c !== conn || t !== token);
+  for (const [owner, kept] of listed) {
+    for (const [token, record] of [...owner.tokens]) {
+      if (kept.has(token)) continue;
+      hub.forgetToken(owner, token, record);
+      if (record.state === HELD) hub.engine.release(owner.client, record.id);
+      else if (record.state === PENDING) hub.engine.abort(owner.client, record.id);
+      else {
+        hub.deferred = hub.deferred.filter(([c, t]) => c !== owner || t !== token);
+        hub.reclaimPending = hub.reclaimPending.filter(([c, t]) => c !== owner || t !== token);
+      }
     }
   }
   conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed });
-  for (const token of grantedAgain) hub.sendGrant(conn, token);
-  for (const token of submitAfterWelcome) hub.submit(conn, token);
+  for (const [owner, token] of grantedAgain) hub.sendGrant(owner, token);
+  for (const [owner, token] of submitAfterWelcome) hub.submit(owner, token);
   hub.deliverEvents();
   return undefined;
 }

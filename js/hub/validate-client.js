@@ -11,13 +11,19 @@ function isName(value) {
   return typeof value === 'string' && value.length <= LIMITS.nameLength;
 }
 
+/** A frame's clientId (`as`): what a hello's clientId may be. */
+function isFrameId(value) {
+  return typeof value === 'string' && value.length > 0 && value.length <= LIMITS.clientIdLength;
+}
+
 function hasOnlyKeys(message, keys) {
   for (const key in message) if (!keys.includes(key)) return false;
   return true;
 }
 
 function checkReclaimEntry(entry) {
-  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq', 'wait'])
+  return isPlainObject(entry) && hasOnlyKeys(entry, ['token', 'name', 'mode', 'held', 'seq', 'wait', 'as'])
+    && (entry.as === undefined || isFrameId(entry.as))
     && isToken(entry.token) && isName(entry.name) && MODES.includes(entry.mode)
     && typeof entry.held === 'boolean'
     // An ifAvailable request whose answer was lost: never a held lock.
@@ -55,8 +61,9 @@ const CLIENT_VALIDATORS = {
     return null;
   },
   [C.request](m) {
-    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait', 'under', 'reject'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'token', 'name', 'mode', 'wait', 'under', 'reject', 'as'])) return 'unexpected fields';
     if (!isToken(m.token)) return 'bad token';
+    if (m.as !== undefined && !isFrameId(m.as)) return 'bad frame id';
     if (m.under !== undefined && !isToken(m.under)) return 'bad under';
     if (m.reject !== undefined && typeof m.reject !== 'boolean') return 'bad reject';
     if (typeof m.name !== 'string') return 'name is not a string';
@@ -78,6 +85,10 @@ const CLIENT_VALIDATORS = {
   [C.sync]: callOnly,
   [C.observe]: callOnly,
   [C.unobserve]: callOnly,
+  [C.left](m) {
+    if (!hasOnlyKeys(m, ['t', 'as'])) return 'unexpected fields';
+    return isFrameId(m.as) ? null : 'bad frame id';
+  },
   [C.alive](m) {
     if (!hasOnlyKeys(m, ['t', 'name'])) return 'unexpected fields';
     if (typeof m.name !== 'string' || !m.name.startsWith(ALIVE_PREFIX) || m.name.length > ALIVE_PREFIX.length + 64) return 'bad alive database name';
@@ -86,7 +97,8 @@ const CLIENT_VALIDATORS = {
 };
 
 function tokenOnly(m) {
-  if (!hasOnlyKeys(m, ['t', 'token'])) return 'unexpected fields';
+  if (!hasOnlyKeys(m, ['t', 'token', 'as'])) return 'unexpected fields';
+  if (m.as !== undefined && !isFrameId(m.as)) return 'bad frame id';
   return isToken(m.token) ? null : 'bad token';
 }
 
@@ -96,7 +108,8 @@ function callOnly(m) {
 }
 
 function workerOnly(m) {
-  if (!hasOnlyKeys(m, ['t', 'worker'])) return 'unexpected fields';
+  if (!hasOnlyKeys(m, ['t', 'worker', 'as'])) return 'unexpected fields';
+  if (m.as !== undefined && !isFrameId(m.as)) return 'bad frame id';
   return isToken(m.worker) ? null : 'bad worker number';
 }
 

@@ -14,7 +14,7 @@
 //   connection: a holder never takes its request as done before it knows whether it was stolen.
 import { createHash } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
-/** @import { HubConnection } from '../hub/hub.js' */
+/** @import { HubConnection } from '../hub/connection.js' */
 import { H } from '../hub/protocol.js';
 import { MODE, WAIT, STATUS } from '../engine/index.js';
 import { PREDECESSOR } from '../hub/succession.js';
@@ -53,6 +53,9 @@ export class MachineHub extends Hub {
     this.restoring = false;     // while takeOver() rebuilds the engine's state (the journal is rewritten after)
     this.gate = null;           // hub-limits.js ConnectionGate: told when a connection registers
   }
+  /** Machine clients are processes and threads, not frames: a message that speaks for one (`as`) is refused. */
+  servesFrames() { return false; }
+
 
   /**
    * Takes over from the journal, before serving: the holds and waits of clients whose threads

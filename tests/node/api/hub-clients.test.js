@@ -14,54 +14,10 @@ import { HeldMarker } from '../../../js/browser/held-marker.js';
 import { IDBFactory } from 'fake-indexeddb';
 import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
-import { hubContext } from './hub-context.js';
-import { until, eventually } from './until.js';
+import { lockSpace } from './hub-context.js';
 
 const quiet = () => {};
-
-/** A lock space: one hub at a time; clients connect to whichever is current. Ends after test `t`. */
-async function lockSpace(t, liveness = {}, hubOptions = {}) {
-  const space = {
-    hub: new Hub(await createLocalEngine(), { hubId: 'first', log: quiet, liveness, ...hubOptions }),
-    ports: [],
-    hubPorts: [],
-    /** The hub dies: its timers stop and its ports go dead (what it would still send is lost). */
-    async replaceHub(options) {
-      space.hub.stop();
-      for (const port of space.hubPorts) port.close();
-      space.hubPorts = [];
-      space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
-    },
-    /**
-     * The hub's process dies and the browser relaunches it, handing the surviving clients'
-     * original ports to the new instance as fresh connects, with no error anywhere (WebKit).
-     */
-    async relaunchHub(options, { deafTo = [] } = {}) {
-      space.hub.stop();
-      const ports = space.hubPorts;
-      for (const port of ports) port.onmessage = null;
-      space.hub = new Hub(await createLocalEngine(), { log: quiet, ...options });
-      for (const port of ports) space.hub.connect(port);
-      // `deafTo`: clients whose relaunched port carries the hub's messages to them but none of
-      // theirs to the hub (measured in WebKitGTK: the greeting arrives, the hello never does).
-      for (const client of deafTo) client.hubPort.onmessage = () => {};
-    },
-    client(clientId, liveness = {}, sentinel = null, flow = undefined, more = {}) {
-      const client = { hubPort: null, heard: [] };
-      const wire = (hubSide) => { space.hubPorts.push(hubSide); client.hubPort = hubSide; };
-      const options = { liveness, sentinel, flow, ...more };
-      Object.assign(client, hubContext({ hubNow: () => space.hub, ports: space.ports, clientId, options, wire }));
-      const receive = client.backend.receive.bind(client.backend);
-      client.backend.receive = (message) => { client.heard.push(message.t); receive(message); };
-      return client;
-    },
-  };
-  t.after(() => {
-    space.hub.stop();
-    for (const port of space.ports) port.close();
-  });
-  return space;
-}
+import { until, eventually } from './until.js';
 
 test('a waiting request granted within the queue-order batch costs no message but its grant', async (t) => {
   const space = await lockSpace(t, { QUEUE_ORDER_BATCH: 60_000 });

@@ -24,7 +24,7 @@ function scratchDir() {
 // `{{BAD:...|GOOD:...}}` stands for the wrong and the right form of one line.
 const SOURCE = `import { C, H, PROTOCOL_VERSION } from '../../js/hub/protocol.js';
 /** @import { HubBackend } from '../../js/browser/hub-backend.js' */
-/** @import { HubConnection } from '../../js/hub/hub.js' */
+/** @import { HubConnection } from '../../js/hub/connection.js' */
 
 /** @param {HubBackend} backend @param {HubConnection} conn */
 export function build(backend, conn) {
