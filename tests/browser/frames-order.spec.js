@@ -208,3 +208,22 @@ test('a frame\'s dedicated worker shares the lock space, and its lock passes on 
   await call(top, 'granted', waiter);
   await call(top, 'release', waiter);
 });
+
+test('a removed frame\'s navigator.locks rejects request() and query() with its own realm\'s InvalidStateError (spec: the document is not fully active)', async ({ openTab, servers, origin }) => {
+  const top = await openTab();
+  expect(await addFrames(top, 1, servers[origin])).toBe(true);
+  const results = await top.evaluate(async () => {
+    const frame = document.querySelector('iframe');
+    const { navigator: nav, DOMException: FrameDOMException, Promise: FramePromise } = frame.contentWindow;
+    frame.remove();
+    const outcome = (promise) => Promise.race([promise.then(() => 'resolved', (e) => (e instanceof FrameDOMException ? e.name : `other: ${e}`)),
+      new Promise((r) => setTimeout(() => r('no answer in 3 s'), 3000))]);
+    // The control: a promise of the removed frame's realm that the polyfill never touched.
+    const control = await outcome(FramePromise.reject(new FrameDOMException('control', 'InvalidStateError')));
+    return { control, request: await outcome(nav.locks.request('frame-detached', () => {})), query: await outcome(nav.locks.query()) };
+  });
+  // Firefox ESR 153 runs no promise job of a removed frame's realm: a promise made there never
+  // settles for anyone, the control included (measured), so what the polyfill answers cannot be seen.
+  test.skip(results.control !== 'InvalidStateError', `this engine settles no promise of a removed frame's realm (control: ${results.control})`);
+  expect(results).toEqual({ control: 'InvalidStateError', request: 'InvalidStateError', query: 'InvalidStateError' });
+});
