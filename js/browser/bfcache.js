@@ -1,8 +1,8 @@
 // The back/forward cache as this engine's own Web Locks treat it (measured: docs/browser.md,
 // "Back/forward cache"). The spec leaves it open: a cached document's agent has not terminated
 // (spec 2.6 does not apply), yet a frozen page cannot release what it holds.
-//   - Firefox keeps a page whose window or dedicated workers hold or wait for a lock out of the
-//     cache. So does the polyfill there: an `unload` listener, which Firefox counts as a blocker,
+//   - Firefox keeps a page whose window, dedicated workers or shared workers hold or wait for a
+//     lock out of the cache. So does the polyfill there: an `unload` listener, which Firefox counts as a blocker,
 //     present exactly while something is outstanding.
 //   - WebKit lets the page in, releases the window's locks and aborts its waiting requests (each
 //     promise rejects with an AbortError once the page is back).
@@ -11,6 +11,7 @@
 //     and registers its waiting requests again on `pageshow` (hub-backend.js pageHidden).
 import { Outstanding } from './outstanding.js';
 import { markerMessage } from '../hub/protocol.js';
+import { sharedWorkerSays } from './shared-worker-busy.js';
 
 /** 'keep-out' (Firefox), 'abort-waiting' (WebKit) or 'release' (Chromium and the rest). */
 export function bfcacheRule(scope = globalThis) {
@@ -36,6 +37,9 @@ export function contextOutstanding(scope, kind, creatorMarked) {
     });
   } else if (kind === 'dedicated-worker' && creatorMarked) {
     outstanding = new Outstanding((busy) => scope.postMessage({ ...markerMessage('outstanding'), busy }));
+  } else if (kind === 'shared-worker' && typeof scope.BroadcastChannel === 'function') {
+    // An app's shared worker tells the pages connected to it (shared-worker-busy.js).
+    outstanding = new Outstanding(sharedWorkerSays(scope));
   }
   return outstanding;
 }

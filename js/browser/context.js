@@ -16,6 +16,7 @@ import { localHubPort, loadInContextHub } from './local-hub.js';
 import { patchWorkerConstructor, listenForParentPorts, portFromParent, takeCreatorMark, askEarly, earlyPortNow, keepEarlyPort } from './worker-ports.js';
 import { diagnoseHubScript } from './diagnose.js';
 import { bfcacheRule, contextOutstanding } from './bfcache.js';
+import { watchSharedWorkers } from './shared-worker-busy.js';
 import { FrameBackend, embedderOf, serveFrames } from './frame-backend.js';
 
 export function contextKind(scope = globalThis) {
@@ -118,7 +119,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
   // What the next hub waits for if this context is busy when its hub dies and it has no sentinel.
   const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope)) : null;
-  const outstanding = viaHub ? contextOutstanding(scope, kind, kind !== 'dedicated-worker' || takeCreatorMark(scope)) : null;
+  const outstanding = viaHub || kind === 'shared-worker' ? contextOutstanding(scope, kind, kind !== 'dedicated-worker' || takeCreatorMark(scope)) : null;
   backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, outstanding, bfcacheRule: bfcacheRule(scope) });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
@@ -241,8 +242,10 @@ export function contextLocks(options) {
     shared = createContextLocks(options);
     const scope = options?.scope ?? globalThis;
     // The workers this context creates ask for ports to the default space or to a bucket's.
-    patchWorkerConstructor(scope, (space) => (space === null ? shared : bucketLocks(space, options)).backend,
-      contextOutstanding(scope, contextKind(scope), contextKind(scope) !== 'dedicated-worker' || takeCreatorMark(scope)));
+    const outstanding = contextOutstanding(scope, contextKind(scope), contextKind(scope) !== 'dedicated-worker' || takeCreatorMark(scope));
+    patchWorkerConstructor(scope, (space) => (space === null ? shared : bucketLocks(space, options)).backend, outstanding);
+    // Under Firefox's rule a window also counts the app shared workers it connects to.
+    if (outstanding !== null && contextKind(scope) === 'window') watchSharedWorkers(scope, outstanding);
   }
   return shared;
 }
