@@ -85,7 +85,7 @@ async function pack(work) {
     return { size: Number(parts[2]), file: parts[5].replace(/^package\//, '') };
   });
   const names = files.map((entry) => entry.file);
-  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js', 'build/dist/weblocks-in-context.js', 'build/dist/weblocks-sentinel.js',
+  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js', 'build/dist/weblocks-polyfill-sync.js', 'build/dist/weblocks-in-context.js', 'build/dist/weblocks-sentinel.js',
     'build/dist/weblocks-engine.wasm', 'build/dist/weblocks-engine-shared.wasm', 'js/index.d.ts', 'js/index.d.cts', 'js/cjs/index.cjs', 'build/dist/weblocks-test-setup.cjs', 'js/test-setup.d.ts']) {
     check(names.includes(required), `the tarball lacks ${required}`);
   }

@@ -69,13 +69,13 @@ function handler(isolated, remote, policies = null) {
     if (cacheable) headers['Cache-Control'] = 'no-cache';
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
-    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub|in-context)\.js)(\?.*)?$/);
+    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill(?:-sync)?|hub|in-context)\.js)(\?.*)?$/);
     if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
     // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
-    const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill(?:-sync)?\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noHub) req.url = `/build/dist/${noHub[1]}`;
     // One that forgot the observeLocks client: everything of build/dist/ but weblocks-observe.js, under /no-observe/.
-    const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill(?:-sync)?|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noObserve) req.url = `/build/dist/${noObserve[1]}`;
     // A response that clears the origin's storage (honoured on secure origins only), as a site's
     // logout or a "clear data" button does: clear-site-data.spec.js.
@@ -93,7 +93,7 @@ function handler(isolated, remote, policies = null) {
     // One whose sentinel script comes late: build/dist/ under /slow-sentinel/, its
     // weblocks-sentinel.js answered after SLOW_SENTINEL_MS (a context whose sentinel has not
     // answered the hub yet: hub-loss.spec.js).
-    const slow = req.url.match(/^\/slow-sentinel\/(weblocks-(?:polyfill|hub|sentinel)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const slow = req.url.match(/^\/slow-sentinel\/(weblocks-(?:polyfill(?:-sync)?|hub|sentinel)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (slow) {
       req.url = `/build/dist/${slow[1]}`;
       if (slow[1] === 'weblocks-sentinel.js') { setTimeout(() => files(req, res, notFound), SLOW_SENTINEL_MS); return; }
