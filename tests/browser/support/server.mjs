@@ -47,9 +47,24 @@ function policyFor(policy, req) {
 // Longer than any test that uses /slow-sentinel/ (below) runs.
 export const SLOW_SENTINEL_MS = 30_000;
 
-function handler(isolated, remote, policies = null) {
+// A run of the loader specs: the repository under /loader-run/<run>/, every request to it logged
+// (loader.spec.js counts what a page downloads); under /loader-run-no-rest/<run>/ the same but for
+// weblocks-polyfill-sync.js, which answers 404 (a deploy that lost the loader's rest).
+const LOADER_RUN = /^\/loader-run(-no-rest)?\/([\w-]+)(\/.*)$/;
+
+function handler(isolated, remote, policies = null, log = []) {
   const files = sirv(root, { dev: true, dotfiles: false });
   return (req, res) => {
+    const run = req.url.match(LOADER_RUN);
+    if (run) {
+      log.push({ run: run[2], path: run[3].split('?')[0] });
+      req.url = run[3];
+      if (run[1] && /\/weblocks-polyfill-sync\.js(\?|$)/.test(run[3])) {
+        res.writeHead(404, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' });
+        res.end('not found');
+        return;
+      }
+    }
     const headers = { 'Cache-Control': 'no-store' };
     // A policy origin (startServers' withPolicy): its policy on every response, the hub script's
     // own where one is given for it.
@@ -119,7 +134,7 @@ function listen(server, port, host = '127.0.0.1') {
 }
 
 /**
- * Starts the origins; returns { plain, isolated, loopback, insecure, remote, close() } with base
+ * Starts the origins; returns { plain, isolated, loopback, insecure, remote, requestsOf(run), close() } with base
  * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain`
  * is where the specs' tabs run: the insecure origin in Firefox and WebKit; in Chromium the
  * loopback one, because Chromium honours COOP only in secure contexts and its crash specs need
@@ -127,9 +142,10 @@ function listen(server, port, host = '127.0.0.1') {
  */
 export async function startServers({ engine = 'chromium', plainPort = 0, isolatedPort = 0, insecurePort = 0 } = {}) {
   const remote = new RemoteControl(root);
-  const loopback = http.createServer(handler(false, remote));
-  const isolated = http.createServer(handler(true, remote));
-  const insecure = http.createServer(handler(false, remote));
+  const log = [];
+  const loopback = http.createServer(handler(false, remote, null, log));
+  const isolated = http.createServer(handler(true, remote, null, log));
+  const insecure = http.createServer(handler(false, remote, null, log));
   for (const server of [loopback, isolated, insecure]) remote.attach(server);
   const l = await listen(loopback, plainPort);
   const i = await listen(isolated, isolatedPort);
@@ -140,6 +156,8 @@ export async function startServers({ engine = 'chromium', plainPort = 0, isolate
     ...urls,
     plain: engine === 'chromium' ? urls.loopback : urls.insecure,
     remote,
+    /** The paths a loader run (LOADER_RUN above) requested, in the order they came, without the run's prefix. */
+    requestsOf: (run) => log.filter((entry) => entry.run === run).map((entry) => entry.path),
     /**
      * An insecure origin of its own (a fresh lock space) that serves `page` (a CSP header value, or
      * a function of the origin's base URL that gives one) on every response, and `hub` (likewise;
