@@ -8,7 +8,7 @@ import { prepareContext } from './worker-patch.js';
 /** Installs navigator.locks (options: force, hubUrl); returns it, or null where a native one was kept. */
 export function install(options = {}) {
   return installWhereNeeded(options, () => import('./bundled-polyfill-rest.js'), 'the chunk of weblocks-wasm/polyfill',
-    "Serve every chunk of the app's build, and the previous deploy's while pages may use them; or import weblocks-wasm/polyfill-sync (no chunk).", prepareContext);
+    "Serve every chunk of the app's build, and the previous deploy's while pages may use them; or import weblocks-wasm/polyfill-sync (no chunk; service workers, which cannot import(), must).", prepareContext);
 }
 
 /** navigator.locks after installation: the polyfill's (pending until the rest loads), or the native one it left in place. */

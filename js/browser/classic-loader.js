@@ -11,7 +11,7 @@ import { ownScriptUrl, classicBase, LOADER_URL } from './own-script-url.js';
 const scope = globalThis;
 const scriptUrl = ownScriptUrl();
 const base = classicBase(scriptUrl);
-const restUrl = base ? new URL('weblocks-polyfill-sync.js', base).href : 'weblocks-polyfill-sync.js (its URL is unknown: this script was injected inline; set WEBLOCKS_HUB_URL)';
+const restUrl = base ? new URL('weblocks-polyfill-sync.js', base).href : 'weblocks-polyfill-sync.js (this script was injected inline: set WEBLOCKS_HUB_URL)';
 const fix = 'Serve it next to weblocks-polyfill.js (deploy build/dist/ whole).';
 // The rest runs as a module there (no currentScript): it finds the files next to it by this.
 scope[LOADER_URL] = scriptUrl;
@@ -21,10 +21,10 @@ if (!scope.importScripts) {
     .then(() => ({ install: () => scope[Symbol.for('weblocks-wasm.installed')] })), restUrl, fix, patchWorker);
 } else if (needsPolyfill(scope, scope.WEBLOCKS_FORCE === true)) {
   // A worker: at once, or this script fails, naming the file (a module worker refuses
-  // importScripts: it must import weblocks-polyfill-sync.js itself).
+  // importScripts, a TypeError: it must import weblocks-polyfill-sync.js itself).
   try {
     scope.importScripts(restUrl);
   } catch (error) {
-    throw new DOMException(`Web Locks: ${restUrl} could not be loaded (${error.message}). ${error.name === 'TypeError' ? 'A module worker must import weblocks-polyfill-sync.js.' : fix}`, 'NotSupportedError');
+    throw new DOMException(`Web Locks: ${restUrl} could not be loaded (${error.message}). ${error.name === 'TypeError' ? 'A module worker imports weblocks-polyfill-sync.js.' : fix}`, 'NotSupportedError');
   }
 }

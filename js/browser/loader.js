@@ -41,16 +41,18 @@ export function installWhereNeeded(options, loadRest, what, fix, prepare) {
   const force = options.force === undefined ? scope.WEBLOCKS_FORCE === true : options.force;
   if (scope[INSTALLED] || scope[PENDING] || !needsPolyfill(scope, force)) return scope[INSTALLED] || scope[PENDING] || null;
   const [locks, serve, fail] = pendingLocks();
-  Object.defineProperty(scope, PENDING, { value: locks, configurable: true });
+  scope[PENDING] = locks;
   // An own property of this navigator: install.js's serveLocks deletes it as it serves the real one.
   Object.defineProperty(scope.navigator, 'locks', { value: locks, configurable: true, enumerable: true });
   prepare(scope);
-  Promise.resolve().then(loadRest).then((rest) => serve(rest.install({ ...options, force }))).catch((error) => {
-    const failure = new DOMException(`Web Locks: the rest of the polyfill, ${what}, could not be loaded (${error && error.message || error}). ${
-      scope.ServiceWorkerGlobalScope && scope instanceof scope.ServiceWorkerGlobalScope ? 'A service worker cannot import(): load weblocks-wasm/polyfill-sync.' : fix}`, 'NotSupportedError');
+  Promise.resolve().then(loadRest).then((rest) => {
+    const real = rest.install({ ...options, force });
+    if (!real) throw Error('it installed nothing: a file of another version?');
+    serve(real);
+  }).catch((error) => {
+    const failure = new DOMException(`Web Locks: the rest of the polyfill, ${what}, could not be loaded (${error.message || error}). ${fix}`, 'NotSupportedError');
     fail(failure);
-    if (scope.reportError) scope.reportError(failure);
-    else console.error(failure);
+    (scope.reportError || console.error)(failure);
   });
   return locks;
 }

@@ -9,10 +9,9 @@ export function ownScriptUrl() {
   const scope = globalThis;
   const current = /** @type {HTMLScriptElement | null | undefined} (an SVG script has no src: skipped alike) */ (scope.document && scope.document.currentScript);
   if (current && current.src) return current.src;
-  if (typeof scope[LOADER_URL] === 'string') return scope[LOADER_URL];
-  const match = String(new Error().stack || '').match(/((?:https?|blob|file|chrome-extension):[^\s)]+?):\d+:\d+/);
-  if (match && !/^blob:/.test(match[1]) && match[1] !== (scope.location && scope.location.href)) return match[1];
-  return null;
+  if (scope[LOADER_URL]) return scope[LOADER_URL];
+  const match = /((?:https?|file|chrome-extension):[^\s)]+?):\d+:\d+/.exec(Error().stack);
+  return match && match[1] !== scope.location.href ? match[1] : null;
 }
 
 /**
@@ -23,6 +22,5 @@ export function ownScriptUrl() {
 export function classicBase(scriptUrl) {
   const scope = globalThis;
   const configured = scope.WEBLOCKS_HUB_URL;
-  if (configured === undefined) return scriptUrl;
-  return new URL(String(configured), scope.document ? scope.document.baseURI : scope.location.href).href;
+  return configured === undefined ? scriptUrl : new URL(configured, scope.document ? scope.document.baseURI : scope.location.href).href;
 }

@@ -8,7 +8,7 @@ import { prepareContext } from './worker-patch.js';
 /** Installs navigator.locks (options: force, hubUrl); returns it, or null where a native one was kept. */
 export function install(options = {}) {
   return installWhereNeeded(options, () => import('./polyfill-rest.js'), new URL('polyfill-rest.js', import.meta.url),
-    "Serve the package's js/ folder whole, of one version.", prepareContext);
+    "Serve the package's js/ folder whole, of one version. (A service worker cannot import(): it imports weblocks-wasm/polyfill-sync.)", prepareContext);
 }
 
 /** navigator.locks after installation: the polyfill's (pending until the rest loads), or the native one it left in place. */

@@ -23,16 +23,15 @@ const PORT_MARKER = '__weblocksWasmHubPort';
  * than protocol.js markerOf (any object, where it wants a plain one): what this takes out of app
  * code's sight, the rest checks with markerOf before acting on it.
  */
-function markerIn(data) {
-  return data && typeof data[PORT_MARKER] === 'string' ? data[PORT_MARKER] : undefined;
-}
+const markerIn = (data) => data && data[PORT_MARKER];
 
 /**
  * Does at once what cannot wait for the rest: patches scope.Worker (once), and in a dedicated
  * worker takes the creator's mark and listens for its answers. The state, for worker-ports.js:
- *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, ended, queue, terminated, numbers }:
- *     handle(event) answers the marked messages of the workers created here (they wait in queue
- *     until it is set); ended(worker) hears terminate(); numbers: worker -> its number here.
+ *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, ended, queue }: handle(event)
+ *     answers the marked messages of the workers created here (they wait in queue until it is
+ *     set); ended(worker) hears terminate() (before the rest has loaded, what the worker asked is
+ *     dropped: a terminated worker gets no port).
  *   scope[Symbol.for('weblocks-wasm.creator-mark')]: whether this worker's creator answers;
  *   scope[Symbol.for('weblocks-wasm.parent-inbox')] = { handle(marker, event) }: its answers.
  */
@@ -61,8 +60,7 @@ export function patchWorker(scope) {
   const NativeWorker = scope.Worker;
   const patchKey = Symbol.for('weblocks-wasm.worker-patch');
   if (typeof NativeWorker === 'function' && !NativeWorker[patchKey]) {
-    const state = { handle: null, ended: null, queue: [], terminated: new WeakSet(), numbers: new WeakMap() };
-    let count = 0;
+    const state = { handle: null, ended: null, queue: [] };
     const route = (event) => {
       if (!markerIn(event.data)) return;
       event.stopImmediatePropagation();
@@ -76,15 +74,14 @@ export function patchWorker(scope) {
         super(url, Object(opts) === opts
           ? { credentials: opts.credentials, name: (opts.name === undefined ? '' : String(opts.name)) + NAME_MARK, type: opts.type }
           : opts);
-        state.numbers.set(this, ++count);
         // Registered before any listener app code can add: it runs first.
         this.addEventListener('message', route);
       }
 
       terminate() {
         super.terminate();
-        state.terminated.add(this);
         if (state.ended) state.ended(this);
+        else state.queue = state.queue.filter((event) => event.target !== this);
       }
     };
     Object.defineProperty(Worker, patchKey, { value: state });

@@ -33,10 +33,12 @@ export function isBucketName(name) {
 export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
   const patch = typeof scope.Worker === 'function' ? scope.Worker[PATCH] : undefined;
   if (patch === undefined || patch.handle !== null) return;
-  // Per worker: the backends (lock spaces) that adopted it, and whether it was terminated.
+  // Per worker: its number in this context (in the order they first asked), the backends (lock
+  // spaces) that adopted it, and whether it was terminated.
+  let workers = 0;
   const adoptions = new WeakMap();
   const adoptionOf = (worker) => {
-    if (!adoptions.has(worker)) adoptions.set(worker, { number: patch.numbers.get(worker), backends: new Set(), ended: patch.terminated.has(worker) });
+    if (!adoptions.has(worker)) adoptions.set(worker, { number: ++workers, backends: new Set(), ended: false });
     return adoptions.get(worker);
   };
   function answer(event) {
