@@ -49,11 +49,14 @@ const BUNDLER_SCRIPTS = {
   rollup: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && rollup -c` },
 };
 // The loader apps (tests/package/apps/loader): as above, but esbuild splits only ESM output with
-// --splitting (docs/browser.md, Bundlers); its default IIFE keeps the rest in the one bundle.
+// --splitting (docs/browser.md, Bundlers; its default IIFE keeps the rest in the one bundle), and
+// every build is minified (Vite and webpack's production mode are; esbuild --minify, Rollup with
+// terser: apps/loader-rollup), so that bench/loader-bytes.mjs compares like with like.
 const LOADER_SCRIPTS = {
   ...BUNDLER_SCRIPTS,
-  esbuild: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && esbuild src/main.js --bundle --splitting --format=esm --outdir=dist` },
+  esbuild: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && esbuild src/main.js --bundle --minify --splitting --format=esm --outdir=dist` },
 };
+const LOADER_TOOLS = { ...TOOLS, rollup: [...TOOLS.rollup, '@rollup/plugin-terser@0.4.4'] };
 
 function run(command, args, { cwd, env = {}, timeout = 180_000, allowFail = false } = {}) {
   return new Promise((resolve, reject) => {
@@ -123,7 +126,7 @@ function serveStatic(root) {
   const requests = [];
   const serve = sirv(root, { dev: true });
   const server = createServer((req, res) => {
-    res.on('finish', () => requests.push({ path: req.url.split('?')[0], status: res.statusCode, bytes: Number(res.getHeader('content-length') ?? 0) }));
+    res.on('finish', () => requests.push({ path: req.url.split('?')[0], status: res.statusCode }));
     serve(req, res, () => { res.statusCode = 404; res.end('not found'); });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port, requests })));
@@ -195,6 +198,7 @@ async function checkLoaderApp(dir, bundler) {
   const dist = path.join(dir, 'dist');
   const { server, port, requests } = await serveStatic(dist);
   const gzipOf = (file) => gzipSync(readFileSync(path.join(dist, file)), { level: 9 }).length;
+  const rawOf = (file) => statSync(path.join(dist, file)).size;
   const visit = async (origin) => {
     const context = await (await browser()).newContext();
     const problems = [];
@@ -226,7 +230,7 @@ async function checkLoaderApp(dir, bundler) {
     check(failed.length === 0, `requests failed: ${JSON.stringify(failed)}`);
     // What the page itself downloads (the hub, its sentinel and the engine are the origin's, once).
     const pageJs = (files) => files.filter((file) => file.path.endsWith('.js') && !/^\/weblocks\/weblocks-(hub|sentinel|in-context)\.js$/.test(file.path));
-    const bytes = (files) => ({ raw: files.reduce((sum, file) => sum + file.bytes, 0), gzip: files.reduce((sum, file) => sum + gzipOf(file.path.slice(1)), 0), files: files.map((file) => file.path) });
+    const bytes = (files) => ({ raw: files.reduce((sum, file) => sum + rawOf(file.path.slice(1)), 0), gzip: files.reduce((sum, file) => sum + gzipOf(file.path.slice(1)), 0), files: files.map((file) => file.path) });
     const result = { bundler, native: bytes(pageJs(native.files)), needed: bytes(pageJs(needed.files)) };
     loaderBytes.push(result);
     return `a page with native locks loads the entry alone (${result.native.gzip} B gzip); an insecure one loads the rest as a chunk of its own (${result.needed.gzip} B gzip in all), first-line requests in order`;
@@ -575,8 +579,8 @@ const APPS = {
     return checkBuiltApp(dir);
   },
   ...Object.fromEntries(['vite', 'webpack', 'esbuild', 'rollup'].map((bundler) => [`loader-${bundler}`, async (work, tarball) => {
-    const templates = bundler === 'esbuild' ? ['web', 'loader'] : ['web', bundler, 'loader'];
-    const dir = await makeApp(work, tarball, `loader-${bundler}`, { templates, tools: TOOLS[bundler], scripts: LOADER_SCRIPTS[bundler] });
+    const from = { esbuild: ['web', 'loader'], rollup: ['web', 'loader', 'loader-rollup'] }[bundler] ?? ['web', bundler, 'loader'];
+    const dir = await makeApp(work, tarball, `loader-${bundler}`, { templates: from, tools: LOADER_TOOLS[bundler], scripts: LOADER_SCRIPTS[bundler] });
     if (bundler === 'vite') rmSync(path.join(dir, 'public/index.html'));
     await run('npm', ['run', 'build'], { cwd: dir });
     return checkLoaderApp(dir, bundler);
