@@ -47,7 +47,7 @@ export function installWhereNeeded(options, loadRest, what, fix, prepare) {
   prepare(scope);
   Promise.resolve().then(loadRest).then((rest) => {
     const real = rest.install({ ...options, force });
-    if (!real) throw Error('it installed nothing: a file of another version?');
+    if (!real) throw Error('it installed nothing');
     serve(real);
   }).catch((error) => {
     const failure = new DOMException(`Web Locks: the rest of the polyfill, ${what}, could not be loaded (${error.message || error}). ${fix}`, 'NotSupportedError');

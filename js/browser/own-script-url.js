@@ -10,7 +10,7 @@ export function ownScriptUrl() {
   const current = /** @type {HTMLScriptElement | null | undefined} (an SVG script has no src: skipped alike) */ (scope.document && scope.document.currentScript);
   if (current && current.src) return current.src;
   if (scope[LOADER_URL]) return scope[LOADER_URL];
-  const match = /((?:https?|file|chrome-extension):[^\s)]+?):\d+:\d+/.exec(Error().stack);
+  const match = /((?:https?|file):[^\s)]+?):\d+:\d+/.exec(Error().stack);
   return match && match[1] !== scope.location.href ? match[1] : null;
 }
 

@@ -84,7 +84,8 @@ export function patchWorker(scope) {
         else state.queue = state.queue.filter((event) => event.target !== this);
       }
     };
-    Object.defineProperty(Worker, patchKey, { value: state });
-    Object.defineProperty(scope, 'Worker', { value: Worker, writable: true, configurable: true, enumerable: false });
+    Worker[patchKey] = state;
+    // Assigned: the global's Worker property keeps its attributes (writable, configurable, not enumerable).
+    scope.Worker = Worker;
   }
 }
