@@ -33,8 +33,9 @@ export function needsPolyfill(scope, force) {
 /**
  * install() of the loader entries. options: as install.js's (force, hubUrl, requireHub, ...);
  * loadRest() -> Promise<{ install(options) }>; what: the rest's file, for the error; fix: what
- * to do about it; prepare(scope): worker-patch.js's, what cannot wait. Returns this context's LockManager (the pending one until the rest loads), or
- * null where a working native one was left in place.
+ * to do about it; prepare(scope): worker-patch.js's, what cannot wait. Returns this context's
+ * LockManager (the pending one until the rest loads), or null where a working native one was
+ * left in place.
  */
 export function installWhereNeeded(options, loadRest, what, fix, prepare) {
   const scope = options.scope || globalThis;
