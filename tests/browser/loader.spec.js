@@ -57,31 +57,33 @@ for (const variant of ['classic', 'module']) {
   });
 }
 
-test('classic loader: a missing rest (a 404 after a deploy) fails every request made meanwhile and after, at once, naming the file and the fix', async ({ driver, servers }) => {
-  const run = runId('no-rest');
-  const session = await driver.newSession();
-  try {
-    const base = `${servers.insecure}loader-run-no-rest/${run}/`;
-    const page = await session.open(`${base}tests/browser/pages/loader.html`);
-    await page.waitForFunction(() => typeof window.outcomeB === 'object');
-    expect(await page.evaluate(() => window.firstLine)).toEqual({ secure: false, pending: true });
-    const outcomes = await page.evaluate(() => Promise.all([window.outcomeA, window.outcomeB, window.outcomeIfAvailable, window.snapshot]));
-    const expected = `NotSupportedError: Web Locks: the rest of the polyfill, ${base}build/dist/weblocks-polyfill-sync.js, could not be loaded`;
-    for (const outcome of outcomes) {
-      expect(outcome).toContain(expected);
-      expect(outcome).toContain('Serve it next to weblocks-polyfill.js (deploy build/dist/ whole).');
+for (const variant of ['classic', 'module']) {
+  test(`${variant} loader: a missing rest (a 404 after a deploy) fails every request made meanwhile and after, at once, naming the file and the fix`, async ({ driver, servers }) => {
+    const run = runId(`no-rest-${variant}`);
+    const session = await driver.newSession();
+    try {
+      const base = `${servers.insecure}loader-run-no-rest/${run}/`;
+      const page = await session.open(`${base}tests/browser/pages/loader.html${variant === 'module' ? '?module' : ''}`);
+      await page.waitForFunction(() => typeof window.outcomeB === 'object');
+      expect(await page.evaluate(() => window.firstLine)).toEqual({ secure: false, pending: true });
+      const outcomes = await page.evaluate(() => Promise.all([window.outcomeA, window.outcomeB, window.outcomeIfAvailable, window.snapshot]));
+      const rest = variant === 'module' ? `${base}js/browser/polyfill-rest.js` : `${base}build/dist/weblocks-polyfill-sync.js`;
+      const fix = variant === 'module' ? "Serve the package's js/ folder whole, of one version." : 'Serve it next to weblocks-polyfill.js (deploy build/dist/ whole).';
+      for (const outcome of outcomes) {
+        expect(outcome).toContain(`NotSupportedError: Web Locks: the rest of the polyfill, ${rest}, could not be loaded`);
+        expect(outcome).toContain(fix);
+      }
+      expect(outcomes.map((outcome) => outcome.split(' ')[0])).toEqual(['A', 'B', 'NotSupportedError:', 'NotSupportedError:']);
+      // Said loudly too: reported on the page (reportError), once.
+      const reported = await page.evaluate(() => window.reported);
+      expect(reported.filter((message) => message.startsWith('Web Locks: the rest of the polyfill'))).toEqual([outcomes[2].slice('NotSupportedError: '.length)]);
+      // The worker created in the first line (classic loader, the rest loaded at once there) fails its script, naming the file.
+      expect(await page.evaluate(() => window.workerSaw)).toContain(`NotSupportedError: Web Locks: ${base}build/dist/weblocks-polyfill-sync.js could not be loaded`);
+      // A later call fails with the same error, at once.
+      expect(await page.evaluate(() => navigator.locks.request('later', () => 'granted').catch((error) => error.name))).toBe('NotSupportedError');
+      expect(servers.requestsOf(run).filter((file) => file.includes('weblocks-hub'))).toEqual([]);
+    } finally {
+      await session.close();
     }
-    expect(outcomes.map((outcome) => outcome.split(' ')[0])).toEqual(['A', 'B', 'NotSupportedError:', 'NotSupportedError:']);
-    // Said loudly too: reported on the page (reportError), once; and the worker created in the first
-    // line, whose loader loads the rest at once, failed its script with the same file named.
-    const reported = await page.evaluate(() => window.reported);
-    const pageReports = reported.filter((message) => message.startsWith('Web Locks: the rest of the polyfill'));
-    expect(pageReports).toEqual([outcomes[2].slice('NotSupportedError: '.length)]);
-    expect(await page.evaluate(() => window.workerSaw)).toContain(`NotSupportedError: Web Locks: ${base}build/dist/weblocks-polyfill-sync.js could not be loaded`);
-    // A later call fails with the same error, at once (no request to the server, no wait).
-    expect(await page.evaluate(() => navigator.locks.request('later', () => 'granted').catch((error) => error.name))).toBe('NotSupportedError');
-    expect(servers.requestsOf(run).filter((file) => file.includes('weblocks-hub'))).toEqual([]);
-  } finally {
-    await session.close();
-  }
-});
+  });
+}

@@ -49,7 +49,8 @@ export const SLOW_SENTINEL_MS = 30_000;
 
 // A run of the loader specs: the repository under /loader-run/<run>/, every request to it logged
 // (loader.spec.js counts what a page downloads); under /loader-run-no-rest/<run>/ the same but for
-// weblocks-polyfill-sync.js, which answers 404 (a deploy that lost the loader's rest).
+// the loaders' rests, weblocks-polyfill-sync.js and js/browser/polyfill-rest.js, which answer 404
+// (a deploy that lost them).
 const LOADER_RUN = /^\/loader-run(-no-rest)?\/([\w-]+)(\/.*)$/;
 
 function handler(isolated, remote, policies = null, log = []) {
@@ -59,7 +60,7 @@ function handler(isolated, remote, policies = null, log = []) {
     if (run) {
       log.push({ run: run[2], path: run[3].split('?')[0] });
       req.url = run[3];
-      if (run[1] && /\/weblocks-polyfill-sync\.js(\?|$)/.test(run[3])) {
+      if (run[1] && /\/(weblocks-polyfill-sync|polyfill-rest)\.js(\?|$)/.test(run[3])) {
         res.writeHead(404, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' });
         res.end('not found');
         return;
