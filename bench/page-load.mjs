@@ -22,11 +22,14 @@ const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
 async function sizes() {
   const file = (path) => readFileSync(`${root}${path}`);
   // An app's bundle, split: the entry and the chunks it imports statically (what loads with the
-  // page; its gzip the sum of the files'); the observeLocks chunk loads on the first call.
+  // page; its gzip the sum of the files'); the rest's chunks load where the polyfill is needed
+  // (issue 49: bench/loader-bytes.mjs has each bundler), the observeLocks chunk on the first call.
   const app = await buildAppBundle(build);
   const rows = [
-    ['ours: weblocks-polyfill.js (classic script, every page)', file('build/dist/weblocks-polyfill.js')],
-    ["ours: import 'weblocks-wasm/polyfill' (an app's esbuild bundle)", app.page.map((output) => output.contents)],
+    ['ours: weblocks-polyfill.js (the classic loader, every page)', file('build/dist/weblocks-polyfill.js')],
+    ['ours: weblocks-polyfill-sync.js (the rest, only where navigator.locks is missing or forced)', file('build/dist/weblocks-polyfill-sync.js')],
+    ["ours: import 'weblocks-wasm/polyfill' (an app's esbuild bundle: the loader, every page)", app.page.map((output) => output.contents)],
+    ["ours: import 'weblocks-wasm/polyfill': the rest, its chunks loaded only where needed", app.onDemand.filter((output) => !output.inputs.some((input) => input.endsWith('js/api/observe-locks.js'))).map((output) => output.contents)],
     ['ours: weblocks-hub.js (the SharedWorker, once per origin)', file('build/dist/weblocks-hub.js')],
     ['ours: weblocks-engine.wasm (the hub loads it)', file('build/dist/weblocks-engine.wasm')],
     ['ours: weblocks-sentinel.js (one per context)', file('build/dist/weblocks-sentinel.js')],

@@ -26,7 +26,8 @@ export function browserOptions({ minify = true } = {}) {
 
 /** build/dist/ file -> its entry. */
 export const BROWSER_BUNDLES = {
-  'weblocks-polyfill.js': 'js/browser/classic-polyfill.js',
+  'weblocks-polyfill.js': 'js/browser/classic-loader.js',
+  'weblocks-polyfill-sync.js': 'js/browser/classic-polyfill.js',
   'weblocks-hub.js': 'js/hub/classic-hub.js',
   'weblocks-in-context.js': 'js/browser/classic-in-context.js',
   'weblocks-sentinel.js': 'js/browser/sentinel-worker.js',

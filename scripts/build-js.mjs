@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Builds the browser bundles into build/dist/ (esbuild), minified, each with its source map (.map):
-//   weblocks-polyfill.js   classic script: <script src> or importScripts() installs navigator.locks
+//   weblocks-polyfill.js   the classic loader (<script src>, importScripts()): where navigator.locks is
+//                          missing or forced, installs it at once and loads weblocks-polyfill-sync.js
+//   weblocks-polyfill-sync.js the whole classic polyfill, at once (service workers; the loader's rest)
 //   weblocks-hub.js        the hub (SharedWorker, classic script: every browser with SharedWorker runs it)
 //   weblocks-in-context.js the in-context fallback (a hub and the engine binding in the context
 //                          itself), loaded by the polyfill only where the platform offers no hub
@@ -48,4 +50,4 @@ for (const file of ['weblocks-engine.wasm', 'weblocks-engine-shared.wasm']) {
   if (existsSync(from)) copyFileSync(from, path.join(out, file));
   else console.warn(`build-js: ${path.relative(root, from)} is missing (run scripts/build-engine.sh): the bundles need it at run time`);
 }
-console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-hub.js, weblocks-in-context.js, weblocks-sentinel.js, weblocks-observe.js (minified, with source maps), weblocks-test-setup.cjs and the engine's wasm`);
+console.log(`build-js: wrote ${path.relative(root, out)}/weblocks-polyfill.js, weblocks-polyfill-sync.js, weblocks-hub.js, weblocks-in-context.js, weblocks-sentinel.js, weblocks-observe.js (minified, with source maps), weblocks-test-setup.cjs and the engine's wasm`);

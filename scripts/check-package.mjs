@@ -13,6 +13,7 @@ const required = [
   'build/dist/weblocks-hub.js',
   'build/dist/weblocks-in-context.js',
   'build/dist/weblocks-polyfill.js',
+  'build/dist/weblocks-polyfill-sync.js',
   'build/dist/weblocks-sentinel.js',
   'build/dist/weblocks-observe.js',
   'build/dist/weblocks-test-setup.cjs',

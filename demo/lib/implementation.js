@@ -30,7 +30,8 @@ export async function selectLocks(requested) {
 }
 
 async function loadPolyfill() {
-  const polyfill = await import('../../js/browser/polyfill.js'); // installs itself only where native is missing
+  // The whole polyfill at once (not the loader): the status line reads its connection right after.
+  const polyfill = await import('../../js/browser/polyfill-sync.js'); // installs itself only where native is missing
   const locks = polyfill.install({ force: true }); // the switch: replace a native one too
   // The polyfill's connection to its hub, for the status line (the same module instance the
   // polyfill uses; read-only, and every field is optional so a change there shows as "unknown").

@@ -6,8 +6,10 @@ import { importObserveClient } from './import-observe-client.js';
 import { contextLocks } from './context.js';
 import { locateHub } from './hub-location.js';
 import { servedHubUrl } from './served-hub.js';
+import { prepareContext } from './worker-patch.js';
 
 export { LockManager, Lock };
+prepareContext(globalThis);
 const context = contextLocks({ hubUrl: locateHub(servedHubUrl()) });
 export const locks = context.locks;
 

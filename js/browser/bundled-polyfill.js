@@ -1,16 +1,15 @@
-// The polyfill for bundled apps ("browser" export condition): as js/browser/polyfill.js, with the
-// hub at the app's stable URL /weblocks/weblocks-hub.js (js/browser/served-hub.js).
-import { install as installWith } from './install.js';
-import { locateHub } from './hub-location.js';
-import { servedHubUrl } from './served-hub.js';
-import { importObserveClient } from './import-observe-client.js';
-
-export const defaultHubUrl = servedHubUrl();
+// The polyfill for bundled apps ("./polyfill", "browser" export condition): a loader (loader.js),
+// as polyfill.js. The rest (bundled-polyfill-rest.js) is a dynamic import() that Vite, webpack,
+// esbuild and Rollup each split into a chunk of its own, loaded only where navigator.locks is
+// missing or forced. The whole polyfill at once: bundled-polyfill-sync.js ("./polyfill-sync").
+import { installWhereNeeded } from './loader.js';
+import { prepareContext } from './worker-patch.js';
 
 /** Installs navigator.locks (options: force, hubUrl); returns it, or null where a native one was kept. */
 export function install(options = {}) {
-  return installWith({ hubUrl: locateHub(defaultHubUrl), loadObserveClient: importObserveClient, ...options });
+  return installWhereNeeded(options, () => import('./bundled-polyfill-rest.js'), 'the chunk of weblocks-wasm/polyfill',
+    "Serve every chunk of the app's build, and the previous deploy's while pages may use them; or import weblocks-wasm/polyfill-sync (no chunk; service workers, which cannot import(), must).", prepareContext);
 }
 
-/** navigator.locks after installation: the polyfill's, or the native one it left in place. */
-export const locks = install() ?? globalThis.navigator?.locks ?? null;
+/** navigator.locks after installation: the polyfill's (pending until the rest loads), or the native one it left in place. */
+export const locks = install() || globalThis.navigator && globalThis.navigator.locks || null;

@@ -5,10 +5,12 @@ import { createLazyObserveLocks } from '../api/lazy-observe-locks.js';
 import { importObserveClient } from './import-observe-client.js';
 import { contextLocks } from './context.js';
 import { locateHub } from './hub-location.js';
+import { prepareContext } from './worker-patch.js';
 
 const defaultHubUrl = new URL('../../build/dist/weblocks-hub.js', import.meta.url).href;
 
 export { LockManager, Lock };
+prepareContext(globalThis);
 const context = contextLocks({ hubUrl: locateHub(defaultHubUrl) });
 export const locks = context.locks;
 

@@ -8,11 +8,14 @@ import { installBucketLocks } from './buckets.js';
 import { locksWithoutUs, serveLocks } from '../api/navigator-locks.js';
 
 const INSTALLED = Symbol.for('weblocks-wasm.installed');
+const PENDING = Symbol.for('weblocks-wasm.pending'); // loader.js
 
 /**
  * @param {object} [options] { force, hubUrl, forceLocal, requireHub, scope }
  *   force: replace a native navigator.locks too (tests); also globalThis.WEBLOCKS_FORCE = true.
  *   hubUrl: the hub script (SharedWorker); also globalThis.WEBLOCKS_HUB_URL.
+ *   prepare: worker-patch.js prepareContext, run before the context is set up (the entries that
+ *     are not loaded by the loader pass it; the loader ran it itself).
  *   requireHub: where the platform offers no hub (service workers, an app's shared workers, no
  *     SharedWorker), fail every request with a NotSupportedError instead of using an engine in
  *     this context; also globalThis.WEBLOCKS_REQUIRE_HUB = true.
@@ -29,12 +32,16 @@ export function install(options = {}) {
   const force = options.force ?? scope.WEBLOCKS_FORCE === true;
   // What navigator.locks is without this package: a DOM emulation may share one Navigator class
   // among windows, and another window's getter of ours is never read to decide.
-  if (!force && typeof locksWithoutUs(nav).value?.request === 'function') return null;
+  // The loader's pending navigator.locks (loader.js) is ours: replaced as a missing one would be.
+  const current = locksWithoutUs(nav).value;
+  if (!force && current !== scope[PENDING] && typeof current?.request === 'function') return null;
   const hubUrl = scope.WEBLOCKS_HUB_URL ?? options.hubUrl;
   const requireHub = options.requireHub ?? scope.WEBLOCKS_REQUIRE_HUB === true;
   const contextOptions = {
     hubUrl: hubUrl === undefined ? undefined : String(hubUrl), forceLocal: options.forceLocal, requireHub, scope,
   };
+  // What cannot wait for the rest (worker-patch.js): done by the loader already where it ran.
+  options.prepare?.(scope);
   const { locks, backend } = contextLocks(contextOptions);
   defineLocksAttribute(scope, nav, locks);
   installBucketLocks(scope, (name) => bucketLocks(name, contextOptions).locks);

@@ -1,16 +1,15 @@
-// The polyfill (ES module): importing it installs navigator.locks where it is missing (set
-// globalThis.WEBLOCKS_FORCE = true first, or call install({ force: true }), to replace a native one).
-// The hub is the classic hub bundle, build/dist/weblocks-hub.js, unless WEBLOCKS_HUB_URL says otherwise.
-import { install as installWith } from './install.js';
-import { locateHub } from './hub-location.js';
-import { importObserveClient } from './import-observe-client.js';
-
-export const defaultHubUrl = new URL('../../build/dist/weblocks-hub.js', import.meta.url).href;
+// The polyfill (ES module, "./polyfill"): a loader (loader.js). Where navigator.locks works
+// natively it does nothing else; where it is missing (or forced: globalThis.WEBLOCKS_FORCE = true
+// first, or install({ force: true })) it installs navigator.locks at once, keeping its calls in
+// order, and import()s the rest (polyfill-rest.js). The whole polyfill at once: polyfill-sync.js.
+import { installWhereNeeded } from './loader.js';
+import { prepareContext } from './worker-patch.js';
 
 /** Installs navigator.locks (options: force, hubUrl); returns it, or null where a native one was kept. */
 export function install(options = {}) {
-  return installWith({ hubUrl: locateHub(defaultHubUrl), loadObserveClient: importObserveClient, ...options });
+  return installWhereNeeded(options, () => import('./polyfill-rest.js'), new URL('polyfill-rest.js', import.meta.url),
+    "Serve the package's js/ folder whole, of one version. (A service worker cannot import(): it imports weblocks-wasm/polyfill-sync.)", prepareContext);
 }
 
-/** navigator.locks after installation: the polyfill's, or the native one it left in place. */
-export const locks = install() ?? globalThis.navigator?.locks ?? null;
+/** navigator.locks after installation: the polyfill's (pending until the rest loads), or the native one it left in place. */
+export const locks = install() || globalThis.navigator && globalThis.navigator.locks || null;

@@ -13,10 +13,11 @@
 // docs/browser.md, "Dedicated workers", weighs the alternatives.
 import { markerOf, markerMessage } from '../hub/protocol.js';
 
-const PATCHED = Symbol.for('weblocks-wasm.worker-patched');
-
-/** Appended to the name of every worker a polyfilled context creates. */
-export const NAME_MARK = ' [weblocks-wasm: the creator hands out hub ports]';
+// Set by worker-patch.js prepareContext(), which every browser entry runs first (synchronously,
+// even where this file loads later): the Worker patch's state, the creator's mark, the inbox.
+const PATCH = Symbol.for('weblocks-wasm.worker-patch');
+const MARK = Symbol.for('weblocks-wasm.creator-mark');
+const INBOX = Symbol.for('weblocks-wasm.parent-inbox');
 
 /** Storage bucket names (the Storage Buckets API's rule): a lock space other than the default. */
 export function isBucketName(name) {
@@ -25,27 +26,32 @@ export function isBucketName(name) {
 
 /**
  * In a context that creates workers: answer their port requests through `backendFor(space)` (the
- * HubBackend of the default lock space, space null, or of a storage bucket's).
+ * HubBackend of the default lock space, space null, or of a storage bucket's). The constructor
+ * itself is patched by worker-patch.js (maybe earlier, by the loader): the requests its workers
+ * made meanwhile are answered now, in the order they came.
  */
 export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
-  const NativeWorker = scope.Worker;
-  if (typeof NativeWorker !== 'function' || NativeWorker[PATCHED]) return;
+  const patch = typeof scope.Worker === 'function' ? scope.Worker[PATCH] : undefined;
+  if (patch === undefined || patch.handle !== null) return;
+  // Per worker: its number in this context (in the order they first asked), the backends (lock
+  // spaces) that adopted it, and whether it was terminated.
   let workers = 0;
-  // Per worker: its number in this context, and the backends (lock spaces) that adopted it.
   const adoptions = new WeakMap();
+  const adoptionOf = (worker) => {
+    if (!adoptions.has(worker)) adoptions.set(worker, { number: ++workers, backends: new Set(), ended: false });
+    return adoptions.get(worker);
+  };
   function answer(event) {
+    const adopted = adoptionOf(event.target);
     // A worker of ours now has (or no longer has) locks held or waited for (bfcache.js).
     if (markerOf(event.data) === 'outstanding') {
-      event.stopImmediatePropagation();
-      if (!adoptions.get(event.target)?.ended) outstanding?.set(event.target, event.data.busy === true);
+      if (!adopted.ended) outstanding?.set(event.target, event.data.busy === true);
       return;
     }
     if (markerOf(event.data) !== 'need-port') return;
-    event.stopImmediatePropagation();
     const space = event.data.space ?? null;
     if (space !== null && !isBucketName(space)) return;
-    const adopted = adoptions.get(event.target);
-    if (adopted === undefined || adopted.ended) return; // terminated: it may run on a moment, but gets no new port
+    if (adopted.ended) return; // terminated: it may run on a moment, but gets no new port
     const backend = backendFor(space);
     // Asked ahead of the worker's first request: answered only while this context is connected
     // (a page that never takes a lock does not start the hub because it created a worker).
@@ -58,69 +64,39 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
     backend.adopt(channel.port1, adopted.number);
     event.target.postMessage(markerMessage('port'), [channel.port2]);
   }
-  const Worker = class Worker extends NativeWorker {
-    constructor(url, options) {
-      // WorkerOptions read once, here (anything but an object or nothing: the native TypeError).
-      const dictionary = options === undefined || options === null || typeof options === 'object' || typeof options === 'function';
-      const opts = options ?? {};
-      super(url, dictionary
-        ? { credentials: opts.credentials, name: (opts.name === undefined ? '' : String(opts.name)) + NAME_MARK, type: opts.type }
-        : options);
-      adoptions.set(this, { number: ++workers, backends: new Set(), ended: false });
-      // Registered before any listener app code can add: it runs first.
-      this.addEventListener('message', answer);
-    }
-
-    /**
-     * The creator vouches at the hub for a worker of its own that has no sentinel (a silent one is
-     * busy, not gone: js/hub/hub.js vouchedFor); once it terminated the worker it stops vouching,
-     * and the heartbeat decides when the worker's locks go (a busy worker may run on a while after
-     * terminate(): the hub must not grant its lock while it still runs).
-     */
-    terminate() {
-      super.terminate();
-      const adopted = adoptions.get(this);
-      if (adopted === undefined || adopted.ended) return;
-      adopted.ended = true;
-      outstanding?.set(this, false);
-      for (const backend of adopted.backends) backend.workerEnded(adopted.number);
-      adopted.backends.clear();
-    }
+  /**
+   * The creator vouches at the hub for a worker of its own that has no sentinel (a silent one is
+   * busy, not gone: js/hub/hub.js vouchedFor); once it terminated the worker it stops vouching,
+   * and the heartbeat decides when the worker's locks go (a busy worker may run on a while after
+   * terminate(): the hub must not grant its lock while it still runs).
+   */
+  patch.ended = (worker) => {
+    const adopted = adoptionOf(worker);
+    if (adopted.ended && adopted.backends.size === 0) return;
+    adopted.ended = true;
+    outstanding?.set(worker, false);
+    for (const backend of adopted.backends) backend.workerEnded(adopted.number);
+    adopted.backends.clear();
   };
-  Object.defineProperty(Worker, PATCHED, { value: true });
-  Object.defineProperty(scope, 'Worker', { value: Worker, writable: true, configurable: true, enumerable: false });
+  patch.handle = answer;
+  for (const event of patch.queue.splice(0)) answer(event);
 }
 
-/**
- * In a dedicated worker: did the creating context load the polyfill (the mark on self.name)? If
- * so, removes the mark so that app code reads the name it gave.
- */
-let creatorMarked = null;
-
+/** In a dedicated worker: did the creating context load the polyfill (the mark on self.name, taken off by worker-patch.js)? */
 export function takeCreatorMark(scope) {
-  if (creatorMarked !== null) return creatorMarked;
-  const name = typeof scope.name === 'string' ? scope.name : '';
-  creatorMarked = name.endsWith(NAME_MARK);
-  if (!creatorMarked) return false;
-  const appName = name.slice(0, -NAME_MARK.length);
-  Object.defineProperty(scope, 'name', { get: () => appName, configurable: true, enumerable: true });
-  return true;
+  return scope[MARK] === true;
 }
 
 let portWaiters = [];
-let listening = false;
 
 /** In a dedicated worker: listen (before app code does) for the ports the creator sends. */
 export function listenForParentPorts(scope) {
-  if (listening) return;
-  listening = true;
-  scope.addEventListener('message', (event) => {
-    const marker = markerOf(event.data);
-    if (marker !== 'port' && marker !== 'no-port') return;
-    event.stopImmediatePropagation();
+  const inbox = scope[INBOX];
+  if (inbox === undefined || inbox.handle !== null) return;
+  inbox.handle = (marker, event) => {
     const resolve = portWaiters.shift();
     if (resolve !== undefined) resolve(marker === 'port' && event.ports.length === 1 ? event.ports[0] : null);
-  });
+  };
 }
 
 // A port to the hub asked for as the worker starts (askEarly): its first request then goes to the

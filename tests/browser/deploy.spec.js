@@ -30,7 +30,7 @@ function consoleOf(page) {
 test('hub script missing (404): requests and queries reject with a NotSupportedError naming the URL and the fix, in the page and its worker, without waiting for another tab\'s lock, which is never granted', async ({ openTab, servers }) => {
   const a = await openTab();
   const held = await holdIn(a, 'x');
-  const b = await openTab('deploy.html?polyfill=/no-hub/weblocks-polyfill.js');
+  const b = await openTab('deploy.html?polyfill=/no-hub/weblocks-polyfill-sync.js');
   const lines = consoleOf(b);
   const inPage = await tryLocks(b, [], 'x');
   const linesAtFailure = lines.length;
@@ -72,7 +72,7 @@ test('WEBLOCKS_HUB_URL naming a page that is not JavaScript: a NotSupportedError
 });
 
 test('wasm missing (404): the page and its dedicated worker reject, naming the wasm URL; no reconnect loop', async ({ openTab, servers }) => {
-  const page = await openTab('deploy.html?polyfill=/no-wasm/weblocks-polyfill.js');
+  const page = await openTab('deploy.html?polyfill=/no-wasm/weblocks-polyfill-sync.js');
   const lines = consoleOf(page);
   const inPage = await tryLocks(page, [], 'y');
   const w = await call(page, 'spawn', '/tests/browser/pages/worker.js');
@@ -91,7 +91,7 @@ test('wasm missing (404): the page and its dedicated worker reject, naming the w
 });
 
 test('wasm missing where the platform offers no hub (in-context engine): a NotSupportedError naming the wasm URL', async ({ openTab, servers }) => {
-  const page = await openTab('deploy.html?nosw&polyfill=/no-wasm/weblocks-polyfill.js');
+  const page = await openTab('deploy.html?nosw&polyfill=/no-wasm/weblocks-polyfill-sync.js');
   const { request, query } = await tryLocks(page, [], 'y');
   for (const outcome of [request, query]) {
     expect(outcome).toMatchObject({ name: 'NotSupportedError' });
@@ -101,7 +101,7 @@ test('wasm missing where the platform offers no hub (in-context engine): a NotSu
 
 test('the in-context fallback file missing where the platform offers no hub: a NotSupportedError naming its URL', async ({ openTab, servers }) => {
   // /no-hub/ serves the polyfill and the wasm files only.
-  const page = await openTab('deploy.html?nosw&polyfill=/no-hub/weblocks-polyfill.js');
+  const page = await openTab('deploy.html?nosw&polyfill=/no-hub/weblocks-polyfill-sync.js');
   const { request, query } = await tryLocks(page, [], 'y');
   for (const outcome of [request, query]) {
     expect(outcome).toMatchObject({ name: 'NotSupportedError' });
@@ -256,7 +256,7 @@ for (const kind of ['about:blank', 'srcdoc']) {
       if (srcdoc) await loaded;
       const win = frame.contentWindow;
       const doc = frame.contentDocument;
-      const sources = await Promise.all(['/tests/browser/pages/remove-native.js', '/build/dist/weblocks-polyfill.js', '/tests/browser/pages/harness.js']
+      const sources = await Promise.all(['/tests/browser/pages/remove-native.js', '/build/dist/weblocks-polyfill-sync.js', '/tests/browser/pages/harness.js']
         .map(async (u) => (await fetch(u)).text()));
       win.WEBLOCKS_HUB_URL = '/build/dist/weblocks-hub.js';
       for (const source of sources) {

@@ -209,7 +209,7 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
   // its first grant has no sentinel yet. Its held marker, open until the sentinel answers, is what
   // the next hub waits for. Here the sentinel's script comes 30 s late (server.mjs, /slow-sentinel/),
   // so it surely has not answered when the task starts.
-  const page = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill.js';
+  const page = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill-sync.js';
   const host = await openTab(page);
   await call(host, 'query');
   const [a, b] = [await openTab(`${page}&coi`), await openTab(`${page}&coi`)];

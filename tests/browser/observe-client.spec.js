@@ -58,7 +58,7 @@ test("the classic polyfill's observeLocks loads weblocks-observe.js on its first
 
 test('weblocks-observe.js missing: observeLocks reports a NotSupportedError naming its URL and the fix, never calls back, and the locks still work', async ({ openTab, servers }) => {
   // /no-observe/ serves everything of build/dist/ but weblocks-observe.js.
-  const page = await openTab('deploy.html?polyfill=/no-observe/weblocks-polyfill.js');
+  const page = await openTab('deploy.html?polyfill=/no-observe/weblocks-polyfill-sync.js');
   const outcome = await page.evaluate(() => new Promise((resolve) => {
     let calls = 0;
     window.addEventListener('error', (event) => {

@@ -3,7 +3,8 @@
 // installed into scratch apps in a temp dir, each with its own tools pinned to exact versions from
 // the npm registry, and each app is run: Node ESM (Node 20 and 24, Bun, Deno) and CommonJS (Node 20 and 24), tsc --strict in
 // browser / Node ESM / Node CJS settings, Vite (build and dev server), webpack, esbuild and Rollup
-// bundles run in Chromium from an insecure origin, vitest 3 and 5 (jsdom, happy-dom, node; every
+// bundles run in Chromium from an insecure origin, the loader app (the polyfill alone: nothing but
+// the entry where locks are native, the rest a chunk of its own) with each bundler, vitest 3 and 5 (jsdom, happy-dom, node; every
 // pool, isolation on and off, in band and with workers) and jest 29 and 30 (the same environments;
 // ES modules and CommonJS, in band and with workers): versions in tests/package/versions.mjs.
 // The commands and configs are the ones the README and docs/ show.
@@ -12,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +48,15 @@ const BUNDLER_SCRIPTS = {
   esbuild: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && esbuild src/main.js --bundle --outfile=dist/main.js` },
   rollup: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && rollup -c` },
 };
+// The loader apps (tests/package/apps/loader): as above, but esbuild splits only ESM output with
+// --splitting (docs/browser.md, Bundlers; its default IIFE keeps the rest in the one bundle), and
+// every build is minified (Vite and webpack's production mode are; esbuild --minify, Rollup with
+// terser: apps/loader-rollup), so that bench/loader-bytes.mjs compares like with like.
+const LOADER_SCRIPTS = {
+  ...BUNDLER_SCRIPTS,
+  esbuild: { build: `${COPY_TO('dist')} && cp public/index.html dist/ && esbuild src/main.js --bundle --minify --splitting --format=esm --outdir=dist` },
+};
+const LOADER_TOOLS = { ...TOOLS, rollup: [...TOOLS.rollup, '@rollup/plugin-terser@0.4.4'] };
 
 function run(command, args, { cwd, env = {}, timeout = 180_000, allowFail = false } = {}) {
   return new Promise((resolve, reject) => {
@@ -85,7 +96,7 @@ async function pack(work) {
     return { size: Number(parts[2]), file: parts[5].replace(/^package\//, '') };
   });
   const names = files.map((entry) => entry.file);
-  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js', 'build/dist/weblocks-in-context.js', 'build/dist/weblocks-sentinel.js',
+  for (const required of ['LICENSE', 'README.md', 'package.json', 'build/dist/weblocks-hub.js', 'build/dist/weblocks-polyfill.js', 'build/dist/weblocks-polyfill-sync.js', 'build/dist/weblocks-in-context.js', 'build/dist/weblocks-sentinel.js',
     'build/dist/weblocks-engine.wasm', 'build/dist/weblocks-engine-shared.wasm', 'js/index.d.ts', 'js/index.d.cts', 'js/cjs/index.cjs', 'build/dist/weblocks-test-setup.cjs', 'js/test-setup.d.ts']) {
     check(names.includes(required), `the tarball lacks ${required}`);
   }
@@ -178,6 +189,57 @@ async function checkInChromium(port) {
   }
   check(problems.length === 0, problems.join('\n'));
 }
+
+// A loader app (issue 49) in Chromium: a page on the secure loopback origin, where navigator.locks is
+// native, downloads the app's entry alone (no chunk of ours, nothing of /weblocks/); a page on an
+// insecure origin keeps its first line's requests in order, loads the rest (a chunk of its own)
+// and the hub. -> the bytes each page downloaded (raw and gzip -9 of the files), for bench/.
+async function checkLoaderApp(dir, bundler) {
+  const dist = path.join(dir, 'dist');
+  const { server, port, requests } = await serveStatic(dist);
+  const gzipOf = (file) => gzipSync(readFileSync(path.join(dist, file)), { level: 9 }).length;
+  const rawOf = (file) => statSync(path.join(dist, file)).size;
+  const visit = async (origin) => {
+    const context = await (await browser()).newContext();
+    const problems = [];
+    try {
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const from = requests.length;
+      await page.goto(`${origin}/`);
+      const ready = await page.evaluate(() => window.appReady);
+      check(problems.length === 0, problems.join('\n'));
+      const files = requests.slice(from).filter((request) => request.path !== '/favicon.ico');
+      return { ready, files };
+    } finally {
+      await context.close();
+    }
+  };
+  try {
+    const native = await visit(`http://127.0.0.1:${port}`);
+    check(native.ready.secure && !native.ready.pending && !native.ready.ours, `the secure page did not keep its native navigator.locks: ${JSON.stringify(native.ready)}`);
+    const nativeJs = native.files.filter((file) => file.path.endsWith('.js'));
+    check(nativeJs.length === 1 && !nativeJs[0].path.startsWith('/weblocks/'), `a page with native locks downloaded more than the app's entry: ${JSON.stringify(native.files)}`);
+    const needed = await visit(`http://${INSECURE_HOST}:${port}`);
+    check(!needed.ready.secure && needed.ready.pending && needed.ready.ours, `the insecure page's first line did not get the pending navigator.locks, then ours: ${JSON.stringify(needed.ready)}`);
+    check(needed.ready.order.join() === 'first,second', `the first line's requests were not served in order: ${needed.ready.order}`);
+    const chunks = needed.files.filter((file) => file.path.endsWith('.js') && !file.path.startsWith('/weblocks/') && file.path !== nativeJs[0].path);
+    check(chunks.length >= 1, `${bundler} did not split the rest into a chunk of its own: ${JSON.stringify(needed.files)}`);
+    check(needed.files.some((file) => file.path === '/weblocks/weblocks-hub.js' && file.status === 200), 'the insecure page did not reach the hub at /weblocks/');
+    const failed = [...native.files, ...needed.files].filter((file) => file.status >= 400);
+    check(failed.length === 0, `requests failed: ${JSON.stringify(failed)}`);
+    // What the page itself downloads (the hub, its sentinel and the engine are the origin's, once).
+    const pageJs = (files) => files.filter((file) => file.path.endsWith('.js') && !/^\/weblocks\/weblocks-(hub|sentinel|in-context)\.js$/.test(file.path));
+    const bytes = (files) => ({ raw: files.reduce((sum, file) => sum + rawOf(file.path.slice(1)), 0), gzip: files.reduce((sum, file) => sum + gzipOf(file.path.slice(1)), 0), files: files.map((file) => file.path) });
+    const result = { bundler, native: bytes(pageJs(native.files)), needed: bytes(pageJs(needed.files)) };
+    loaderBytes.push(result);
+    return `a page with native locks loads the entry alone (${result.native.gzip} B gzip); an insecure one loads the rest as a chunk of its own (${result.needed.gzip} B gzip in all), first-line requests in order`;
+  } finally {
+    server.close();
+  }
+}
+
+const loaderBytes = [];
 
 const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']node:/;
 
@@ -516,6 +578,13 @@ const APPS = {
     await run('npm', ['run', 'build'], { cwd: dir });
     return checkBuiltApp(dir);
   },
+  ...Object.fromEntries(['vite', 'webpack', 'esbuild', 'rollup'].map((bundler) => [`loader-${bundler}`, async (work, tarball) => {
+    const from = { esbuild: ['web', 'loader'], rollup: ['web', 'loader', 'loader-rollup'] }[bundler] ?? ['web', bundler, 'loader'];
+    const dir = await makeApp(work, tarball, `loader-${bundler}`, { templates: from, tools: LOADER_TOOLS[bundler], scripts: LOADER_SCRIPTS[bundler] });
+    if (bundler === 'vite') rmSync(path.join(dir, 'public/index.html'));
+    await run('npm', ['run', 'build'], { cwd: dir });
+    return checkLoaderApp(dir, bundler);
+  }])),
   ...runnerApps(),
 };
 
@@ -544,6 +613,11 @@ try {
   }
 } finally {
   if (browserPromise !== null) await (await browserPromise).close();
+  // For bench/loader-bytes.mjs: what each bundler's loader app downloads, with and without native locks.
+  if (loaderBytes.length > 0) {
+    mkdirSync(path.join(repo, 'build'), { recursive: true });
+    writeFileSync(path.join(repo, 'build/loader-bytes.json'), `${JSON.stringify({ measured: new Date().toISOString(), apps: loaderBytes }, null, 2)}\n`);
+  }
   if (keep) console.log(`scratch apps kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }

@@ -128,7 +128,7 @@
     /** terminate() as the browser's own, behind the polyfill's back (a reference taken before it loaded). */
     terminateNatively(id) {
       let proto = Object.getPrototypeOf(workers.get(id));
-      while (proto.constructor[Symbol.for('weblocks-wasm.worker-patched')] === true) proto = Object.getPrototypeOf(proto);
+      while (proto.constructor[Symbol.for('weblocks-wasm.worker-patch')] !== undefined) proto = Object.getPrototypeOf(proto);
       proto.terminate.call(workers.get(id));
       workers.delete(id);
       return clock();

@@ -47,9 +47,25 @@ function policyFor(policy, req) {
 // Longer than any test that uses /slow-sentinel/ (below) runs.
 export const SLOW_SENTINEL_MS = 30_000;
 
-function handler(isolated, remote, policies = null) {
+// A run of the loader specs: the repository under /loader-run/<run>/, every request to it logged
+// (loader.spec.js counts what a page downloads); under /loader-run-no-rest/<run>/ the same but for
+// the loaders' rests, weblocks-polyfill-sync.js and js/browser/polyfill-rest.js, which answer 404
+// (a deploy that lost them).
+const LOADER_RUN = /^\/loader-run(-no-rest)?\/([\w-]+)(\/.*)$/;
+
+function handler(isolated, remote, policies = null, log = []) {
   const files = sirv(root, { dev: true, dotfiles: false });
   return (req, res) => {
+    const run = req.url.match(LOADER_RUN);
+    if (run) {
+      log.push({ run: run[2], path: run[3].split('?')[0] });
+      req.url = run[3];
+      if (run[1] && /\/(weblocks-polyfill-sync|polyfill-rest)\.js(\?|$)/.test(run[3])) {
+        res.writeHead(404, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' });
+        res.end('not found');
+        return;
+      }
+    }
     const headers = { 'Cache-Control': 'no-store' };
     // A policy origin (startServers' withPolicy): its policy on every response, the hub script's
     // own where one is given for it.
@@ -69,13 +85,13 @@ function handler(isolated, remote, policies = null) {
     if (cacheable) headers['Cache-Control'] = 'no-cache';
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     // A deployment that forgot the wasm files: the classic bundles alone, under /no-wasm/.
-    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill|hub|in-context)\.js)(\?.*)?$/);
+    const noWasm = req.url.match(/^\/no-wasm\/(weblocks-(?:polyfill(?:-sync)?|hub|in-context)\.js)(\?.*)?$/);
     if (noWasm) req.url = `/build/dist/${noWasm[1]}`;
     // One that forgot the hub script: the polyfill and the wasm files alone, under /no-hub/.
-    const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const noHub = req.url.match(/^\/no-hub\/(weblocks-polyfill(?:-sync)?\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noHub) req.url = `/build/dist/${noHub[1]}`;
     // One that forgot the observeLocks client: everything of build/dist/ but weblocks-observe.js, under /no-observe/.
-    const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const noObserve = req.url.match(/^\/no-observe\/(weblocks-(?:polyfill(?:-sync)?|hub|sentinel|in-context)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (noObserve) req.url = `/build/dist/${noObserve[1]}`;
     // A response that clears the origin's storage (honoured on secure origins only), as a site's
     // logout or a "clear data" button does: clear-site-data.spec.js.
@@ -93,7 +109,7 @@ function handler(isolated, remote, policies = null) {
     // One whose sentinel script comes late: build/dist/ under /slow-sentinel/, its
     // weblocks-sentinel.js answered after SLOW_SENTINEL_MS (a context whose sentinel has not
     // answered the hub yet: hub-loss.spec.js).
-    const slow = req.url.match(/^\/slow-sentinel\/(weblocks-(?:polyfill|hub|sentinel)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
+    const slow = req.url.match(/^\/slow-sentinel\/(weblocks-(?:polyfill(?:-sync)?|hub|sentinel)\.js|weblocks-engine(?:-shared)?\.wasm)(\?.*)?$/);
     if (slow) {
       req.url = `/build/dist/${slow[1]}`;
       if (slow[1] === 'weblocks-sentinel.js') { setTimeout(() => files(req, res, notFound), SLOW_SENTINEL_MS); return; }
@@ -119,7 +135,7 @@ function listen(server, port, host = '127.0.0.1') {
 }
 
 /**
- * Starts the origins; returns { plain, isolated, loopback, insecure, remote, close() } with base
+ * Starts the origins; returns { plain, isolated, loopback, insecure, remote, requestsOf(run), close() } with base
  * URLs ending in '/' and the remote-control channel (remote-control.mjs) they all serve. `plain`
  * is where the specs' tabs run: the insecure origin in Firefox and WebKit; in Chromium the
  * loopback one, because Chromium honours COOP only in secure contexts and its crash specs need
@@ -127,9 +143,10 @@ function listen(server, port, host = '127.0.0.1') {
  */
 export async function startServers({ engine = 'chromium', plainPort = 0, isolatedPort = 0, insecurePort = 0 } = {}) {
   const remote = new RemoteControl(root);
-  const loopback = http.createServer(handler(false, remote));
-  const isolated = http.createServer(handler(true, remote));
-  const insecure = http.createServer(handler(false, remote));
+  const log = [];
+  const loopback = http.createServer(handler(false, remote, null, log));
+  const isolated = http.createServer(handler(true, remote, null, log));
+  const insecure = http.createServer(handler(false, remote, null, log));
   for (const server of [loopback, isolated, insecure]) remote.attach(server);
   const l = await listen(loopback, plainPort);
   const i = await listen(isolated, isolatedPort);
@@ -140,6 +157,8 @@ export async function startServers({ engine = 'chromium', plainPort = 0, isolate
     ...urls,
     plain: engine === 'chromium' ? urls.loopback : urls.insecure,
     remote,
+    /** The paths a loader run (LOADER_RUN above) requested, in the order they came, without the run's prefix. */
+    requestsOf: (run) => log.filter((entry) => entry.run === run).map((entry) => entry.path),
     /**
      * An insecure origin of its own (a fresh lock space) that serves `page` (a CSP header value, or
      * a function of the origin's base URL that gives one) on every response, and `hub` (likewise;

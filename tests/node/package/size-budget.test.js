@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../scripts/browser-bundles.mjs';
 
@@ -43,9 +44,25 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // The back/forward cache as each engine's own locks treat it (js/browser/bfcache.js,
 // outstanding.js: a Firefox page kept out while it or its workers hold or wait, WebKit's waiting
 // requests aborted) added about 480 B to the page (18,876 B and 18,828 B then).
+// Issue 49: the entries every page loads are loaders (js/browser/loader.js), the whole polyfill
+// (weblocks-polyfill-sync.js, "./polyfill-sync") loads only where navigator.locks is missing or
+// forced. The loader's goal is 1 KB gzip; it is 1,399 B (the classic script) and 1,386 B (an
+// app's esbuild entry; 306 B more of esbuild's helpers for private fields lowered to es2020,
+// which the entry imports): the pending LockManager (about 190 B), the Worker patch that must run
+// before the page's first line (about 330 B), the decision and the load with its error (about
+// 330 B), and for the classic script finding its own URL and loading the rest at once in workers
+// (about 330 B). The budgets stop growth; LOADER_GOAL is reported, not enforced.
+const LOADER_GOAL = 1024;
+const LOADER = 'weblocks-polyfill.js';
+const APP_LOADER = "import 'weblocks-wasm/polyfill' (esbuild, minified): the loader";
 const BUDGET = {
-  'weblocks-polyfill.js': 18_920,
-  'import \'weblocks-wasm/polyfill\' (esbuild, minified)': 18_870,
+  [LOADER]: 1_450,
+  [APP_LOADER]: 1_750,
+  // The whole polyfill, where it is needed (the classic loader's rest, and the sync entry): the
+  // old weblocks-polyfill.js (18,876 B at issue 46) and the synchronous Worker patch and worker
+  // handshake of worker-patch.js, and finding its URL when the loader import()s it (about 190 B).
+  'weblocks-polyfill-sync.js': 19_200,
+  "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)": 18_900,
   'weblocks-hub.js': 19_200,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
@@ -62,44 +79,72 @@ async function pageBundles() {
   for (const [file, entry] of Object.entries(BROWSER_BUNDLES)) {
     sizes[file] = await bundle({ ...browserOptions(), logLevel: 'silent', entryPoints: [path.join(root, entry)], outfile: path.join(root, 'build/dist', file) });
   }
-  // An app's bundle: the entry and the chunks it imports statically load before the first lock
-  // (each file its own download); the chunks it import()s load on demand.
+  // An app's bundle: the entry and the chunks it imports statically load with every page (each
+  // file its own download); the chunks it import()s load on demand: the rest of the polyfill
+  // (where navigator.locks is missing or forced), then the observeLocks client (on its first call).
   const app = await buildAppBundle(build);
   const measure = (files) => ({
     gzip: files.reduce((sum, file) => sum + gzipSync(file.contents, { level: 9 }).length, 0),
     inputs: files.flatMap((file) => file.inputs),
+    modulesPerFile: files.map((file) => file.inputs.length),
   });
-  sizes['import \'weblocks-wasm/polyfill\' (esbuild, minified)'] = measure(app.page);
-  sizes['import \'weblocks-wasm/polyfill\': its chunks loaded on demand'] = measure(app.onDemand);
+  sizes[APP_LOADER] = measure(app.page);
+  const observe = app.onDemand.filter((file) => file.inputs.some((input) => input.endsWith('js/api/observe-locks.js')));
+  sizes["import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)"] = measure(app.onDemand.filter((file) => !observe.includes(file)));
+  sizes["import 'weblocks-wasm/polyfill': its chunks loaded on demand"] = measure(app.onDemand);
   return sizes;
 }
 
 const sizes = pageBundles();
 
-test('every browser bundle a page downloads is within its gzip budget', async () => {
+test('every browser bundle a page downloads is within its gzip budget', async (t) => {
   const measured = await sizes;
+  for (const file of Object.keys(BUDGET)) t.diagnostic(`${file}: ${measured[file].gzip} B gzip (budget ${BUDGET[file]} B)`);
+  for (const file of [LOADER, APP_LOADER]) t.diagnostic(`${file}: the goal is ${LOADER_GOAL} B, ${measured[file].gzip > LOADER_GOAL ? `missed by ${measured[file].gzip - LOADER_GOAL} B` : 'met'}`);
+  // The critical path where the polyfill is needed: the loader, then the rest (classic script: the
+  // whole polyfill); once per origin the hub (its engine's wasm comes after it).
+  t.diagnostic(`critical path where needed: script tag ${measured[LOADER].gzip + measured['weblocks-polyfill-sync.js'].gzip} B, app ${measured[APP_LOADER].gzip + measured["import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)"].gzip} B; hub ${measured['weblocks-hub.js'].gzip} B`);
   const over = Object.entries(BUDGET)
     .filter(([file, budget]) => measured[file].gzip > budget)
     .map(([file, budget]) => `${file}: ${measured[file].gzip} B gzip, budget ${budget} B (${measured[file].gzip - budget} B over)`);
   assert.deepEqual(over, [], `over the size budget:\n  ${over.join('\n  ')}`);
 });
 
-test("the page's code leaves the hub and the engine binding to the in-context fallback file", async () => {
+test('the loaders carry nothing of the rest: a page with native locks loads no more than them', async () => {
   const measured = await sizes;
-  for (const page of ['weblocks-polyfill.js', 'import \'weblocks-wasm/polyfill\' (esbuild, minified)']) {
+  const rest = /js\/browser\/(install|context|hub-backend)\.js$|js\/api\/lock-manager\.js$|js\/hub\//;
+  for (const page of [LOADER, APP_LOADER]) {
+    const carried = measured[page].inputs.filter((input) => rest.test(input));
+    assert.deepEqual(carried, [], `${page} carries ${carried.join(', ')}`);
+  }
+  // An app's bundle: the loader is the entry file alone (a static chunk could only be esbuild's
+  // helpers, with no module of ours), the rest a chunk of its own.
+  assert.deepEqual(measured[APP_LOADER].modulesPerFile.slice(1).filter((modules) => modules > 0), [], 'a module of ours is in a chunk every page loads');
+  assert.ok(measured["import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)"].inputs.some((input) => input.endsWith('js/browser/install.js')), "the app's on-demand chunk has the rest (install.js)");
+});
+
+test("the whole polyfill leaves the hub and the engine binding to the in-context fallback file", async () => {
+  const measured = await sizes;
+  for (const page of ['weblocks-polyfill-sync.js', "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)"]) {
     const carried = measured[page].inputs.filter((input) => /js\/hub\/hub\.js$|js\/hub\/load-engine\.js$|js\/browser\/in-context-hub\.js$/.test(input));
     assert.deepEqual(carried, [], `${page} carries ${carried.join(', ')}`);
   }
   assert.ok(measured['weblocks-in-context.js'].inputs.some((input) => input.endsWith('js/hub/hub.js')), 'weblocks-in-context.js has the hub');
 });
 
-test("the page's code leaves the observeLocks client to the file or chunk loaded on the first observeLocks() call", async () => {
+test("the whole polyfill leaves the observeLocks client to the file or chunk loaded on the first observeLocks() call", async () => {
   const measured = await sizes;
   const client = /js\/api\/observe-locks\.js$/;
-  for (const page of ['weblocks-polyfill.js', 'import \'weblocks-wasm/polyfill\' (esbuild, minified)']) {
+  for (const page of [LOADER, APP_LOADER, 'weblocks-polyfill-sync.js', "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)"]) {
     const carried = measured[page].inputs.filter((input) => client.test(input));
     assert.deepEqual(carried, [], `${page} carries ${carried.join(', ')}`);
   }
   assert.ok(measured['weblocks-observe.js'].inputs.some((input) => client.test(input)), 'weblocks-observe.js has the observeLocks client');
-  assert.ok(measured['import \'weblocks-wasm/polyfill\': its chunks loaded on demand'].inputs.some((input) => client.test(input)), "the app's on-demand chunk has the observeLocks client");
+  assert.ok(measured["import 'weblocks-wasm/polyfill': its chunks loaded on demand"].inputs.some((input) => client.test(input)), "the app's on-demand chunk has the observeLocks client");
+});
+
+test('the Worker patch (worker-patch.js) marks messages as js/hub/protocol.js does', async () => {
+  const { PORT_MARKER } = await import('../../../js/hub/protocol.js');
+  const source = readFileSync(path.join(root, 'js/browser/worker-patch.js'), 'utf8');
+  assert.ok(source.includes(`const PORT_MARKER = '${PORT_MARKER}';`), 'worker-patch.js PORT_MARKER differs from protocol.js');
 });
