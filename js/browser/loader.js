@@ -36,6 +36,7 @@ export function needsPolyfill(scope, force) {
  * to do about it; prepare(scope): worker-patch.js's, what cannot wait. Returns this context's
  * LockManager (the pending one until the rest loads), or null where a working native one was
  * left in place.
+ * @param {() => Promise<{ install(options: any): any }>} loadRest
  */
 export function installWhereNeeded(options, loadRest, what, fix, prepare) {
   const scope = options.scope || globalThis;

@@ -8,7 +8,10 @@
 // Where the rest cannot be loaded, every call, kept or new, rejects with the loader's error.
 // Written for size (the loader's budget is 1 KB gzip).
 
-/** [locks, serve(real LockManager), fail(error)]. */
+/**
+ * [locks, serve(real LockManager), fail(error)].
+ * @returns {[any, (manager: any) => void, (error: any) => void]}
+ */
 export function pendingLocks() {
   let real;
   let failure;

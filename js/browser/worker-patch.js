@@ -84,7 +84,7 @@ export function patchWorker(scope) {
         else state.queue = state.queue.filter((event) => event.target !== this);
       }
     };
-    Worker[patchKey] = state;
+    /** @type {any} */ (Worker)[patchKey] = state;
     // Assigned: the global's Worker property keeps its attributes (writable, configurable, not enumerable).
     scope.Worker = Worker;
   }
