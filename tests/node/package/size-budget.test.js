@@ -52,6 +52,10 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // before the page's first line (about 330 B), the decision and the load with its error (about
 // 330 B), and for the classic script finding its own URL and loading the rest at once in workers
 // (about 330 B). The budgets stop growth; LOADER_GOAL is reported, not enforced.
+// Issue 46: same-origin frames speaking through their embedder's connection (protocol 11:
+// js/browser/frame-backend.js, the embedder's side in hub-backend.js; js/hub/frame-connection.js
+// and the hub's frame handling) and Firefox's shared-worker rule (shared-worker-busy.js) added
+// about 1,360 B to the whole polyfill (20,560 B), 870 B to the rest and 840 B to the hub (20,039 B).
 const LOADER_GOAL = 1024;
 const LOADER = 'weblocks-polyfill.js';
 const APP_LOADER = "import 'weblocks-wasm/polyfill' (esbuild, minified): the loader";
@@ -61,9 +65,9 @@ const BUDGET = {
   // The whole polyfill, where it is needed (the classic loader's rest, and the sync entry): the
   // old weblocks-polyfill.js (18,876 B at issue 46) and the synchronous Worker patch and worker
   // handshake of worker-patch.js, and finding its URL when the loader import()s it (about 190 B).
-  'weblocks-polyfill-sync.js': 19_200,
-  "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)": 18_900,
-  'weblocks-hub.js': 19_200,
+  'weblocks-polyfill-sync.js': 20_700,
+  "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)": 19_900,
+  'weblocks-hub.js': 20_200,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };
