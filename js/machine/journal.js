@@ -14,7 +14,9 @@
 //   ["r", no, token]                               its request `token` is no more (released, stolen, aborted)
 //   ["x", no]                                      the client is closed: nothing of it is left
 // Writes go to the page cache (no fsync): the journal outlives the hub's process, and a machine
-// that crashes takes every client with it. A write that fails stops the hub (onFailure) before
+// that crashes takes every client with it. Lines wait in memory until flush(), which the hub calls
+// before it writes anything to any client (socket-port.js Outbox.beforeWrite): one write per turn,
+// and nobody hears of what is not written. A write that fails stops the hub (onFailure) before
 // anyone is told of what it could not record.
 import { fs } from '../node/builtin-fs.js';
 
@@ -28,6 +30,7 @@ export class Journal {
     this.onFailure = onFailure;
     this.fd = -1;
     this.bytes = 0;
+    this.lines = [];  // appended, not written yet (flush)
   }
 
   /**
@@ -85,6 +88,8 @@ export class Journal {
    * meanwhile leaves the old journal whole.
    */
   rewrite(lines) {
+    this.flush(); // (into the file being replaced: the snapshot has it all)
+    this.lines = [];
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     const aside = `${this.file}.${process.pid}`;
     fs.writeFileSync(aside, text, { mode: 0o600 });
@@ -106,7 +111,14 @@ export class Journal {
   }
 
   append(line) {
-    const text = `${JSON.stringify(line)}\n`;
+    this.lines.push(JSON.stringify(line));
+  }
+
+  /** Writes the lines appended since the last flush (before anyone hears of them). */
+  flush() {
+    if (this.lines.length === 0 || this.fd === -1) return;
+    const text = `${this.lines.join('\n')}\n`;
+    this.lines = [];
     try {
       this.bytes += fs.writeSync(this.fd, text);
     } catch (error) {
@@ -125,6 +137,7 @@ export class Journal {
   closed(no) { this.append(['x', no]); }
 
   close() {
+    this.flush();
     if (this.fd !== -1) fs.closeSync(this.fd);
     this.fd = -1;
   }
