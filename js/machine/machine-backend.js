@@ -53,13 +53,14 @@ export class MachineBackend extends HubBackend {
   }
 
   async openSocket() {
-    // The board a hub raises is named after the clientId the hello says (a retried hello takes a new one).
+    const socket = await connectToSpace(this.files);
+    // Before the hello (a hub raises only a board that exists), named after the clientId the hello
+    // says (a retried hello takes a new one).
     if (this.board?.clientId !== this.clientId) {
       this.board?.remove();
       this.board = new OwnBoard(boardPath(this.files, this.clientId), this.clientId);
     }
     this.board.open();
-    const socket = await connectToSpace(this.files);
     socket.unref();
     const port = new SocketPort(socket);
     // Every hello says which thread this is (protocol.js `proc`).
