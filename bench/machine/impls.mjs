@@ -3,8 +3,13 @@
 //   machine          this project's machine lock space (js/machine), hub in its own process
 //   proper-lockfile  the npm package proper-lockfile: a lock directory, waiters poll (every 1 ms here,
 //                    its fastest setting), which is what Node programs commonly use across processes
+//   socket-echo      no lock: one bare round trip to another process over a Unix domain socket (a
+//                    frame the size of a request written, read back by echo-server.mjs), the floor
+//                    of any lock that asks another process
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -22,6 +27,31 @@ export async function loadCrossProcess(name, folder) {
       async withLock(lockName, fn) {
         const release = await lockfile.lock(path.join(folder, lockName), options);
         try { return await fn(); } finally { await release(); }
+      },
+    };
+  }
+  if (name === 'socket-echo') {
+    const socketPath = path.join(folder, 'echo.sock');
+    const server = fork(new URL('./echo-server.mjs', import.meta.url), [socketPath], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    await new Promise((resolve) => server.once('message', resolve));
+    process.on('exit', () => server.kill());
+    const socket = net.connect(socketPath);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // (the size of our request frame: 4 bytes of length and its JSON)
+    const body = Buffer.from(JSON.stringify({ t: 'request', token: 123456, name: 'uncontended', mode: 'exclusive', wait: 'wait' }));
+    const frame = Buffer.concat([Buffer.alloc(4), body]);
+    frame.writeUInt32BE(body.length, 0);
+    let answered = null;
+    let expected = 0;
+    socket.on('data', (chunk) => {
+      expected -= chunk.length;
+      if (expected <= 0) answered();
+    });
+    const roundTrip = () => new Promise((resolve) => { answered = resolve; expected = frame.length; socket.write(frame); });
+    return {
+      async withLock(lockName, fn) {
+        await roundTrip();
+        return fn();
       },
     };
   }

@@ -12,11 +12,12 @@ export const MACHINE_CONTENDERS = {
   'ours-machine-node20': { impl: 'machine', node: NODE_SYSTEM, script, label: 'ours across processes (machine lock space), Node 20' },
   'threads-node24': { impl: 'ours', node: NODE24, label: 'ours in one process (shared-memory host, threads), Node 24' },
   'proper-lockfile': { impl: 'proper-lockfile', node: NODE24, script, label: 'proper-lockfile (npm, lock directory, 1 ms polling), Node 24' },
+  'socket-echo': { impl: 'socket-echo', node: NODE24, script, label: 'no lock: one bare round trip to another process over a Unix domain socket, Node 24' },
 };
 
 const ALL = ['ours-machine-node24', 'ours-machine-node20', 'threads-node24', 'proper-lockfile'];
 export const MACHINE_COMPARISONS = [
-  { id: 'machine-uncontended', scenario: 'uncontended', title: 'Across processes: uncontended request() (acquire + release, nobody else wants the lock)', unit: 'µs/request', better: 'lower', contenders: ALL },
+  { id: 'machine-uncontended', scenario: 'uncontended', title: 'Across processes: uncontended request() (acquire + release, nobody else wants the lock)', unit: 'µs/request', better: 'lower', contenders: [...ALL, 'socket-echo'] },
   { id: 'machine-handoff-2', scenario: 'handoff-2', title: 'Across processes: 2 processes handing one exclusive lock back and forth (the in-process host: 2 threads)', unit: 'handoffs/s', better: 'higher', contenders: ALL },
 ];
 

@@ -3,6 +3,7 @@
 //   ours         this project's Node host (js/node/index.js), Node 24's built-in removed first
 //   web-locks    the npm package web-locks (worker_threads; the main thread relays its messages)
 //   async-mutex  the npm package async-mutex: one Mutex per name, in-thread only (the lower bound)
+//   bare         no lock at all (the 'worker-first-grant' scenario's baseline: a worker that takes none)
 // Each returns { locks, attachWorker?(worker), capabilities }.
 import { createRequire } from 'node:module';
 import { mutexLocks } from '../lib/workloads.mjs';
@@ -71,6 +72,7 @@ export async function loadImpl(name) {
     case 'ours-observed': return loadOursObserved();
     case 'web-locks': return loadWebLocks();
     case 'async-mutex': return loadAsyncMutex();
+    case 'bare': return { locks: null, capabilities: { threads: true, steal: false, query: false } };
     default: throw new Error(`unknown contender ${name}`);
   }
 }

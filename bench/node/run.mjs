@@ -23,6 +23,7 @@ export const NODE_CONTENDERS = {
   'async-mutex': { impl: 'async-mutex', node: NODE24, label: 'async-mutex (npm, in-thread only), Node 24' },
   // (not "ours-": the ratio column is then ours unobserved / ours observed)
   'observed-node24': { impl: 'ours-observed', node: NODE24, label: 'ours, Node 24, with one observeLocks observer' },
+  'bare-worker': { impl: 'bare', node: NODE24, label: 'a bare worker (takes no lock), Node 24' },
 };
 
 const OURS = ['ours-node24', 'ours-node20'];
@@ -39,6 +40,8 @@ export const NODE_COMPARISONS = [
     contenders: ['native', ...OURS, 'web-locks'] },
   { id: 'node-pending-10k', scenario: 'pending-10k', title: '10,000 pending requests on one name, enqueued and drained', unit: 'µs/request', better: 'lower',
     contenders: ['native', ...OURS, 'web-locks', 'async-mutex'] },
+  { id: 'node-worker-first-grant', scenario: 'worker-first-grant', title: 'A worker thread\'s start to its first grant (new Worker() to a message from inside its first callback; this process already uses the lock space)', unit: 'ms/worker', better: 'lower',
+    contenders: ['bare-worker', 'native', 'ours-node24'] },
   { id: 'node-steal-same-thread', scenario: 'steal-same-thread', title: 'steal of a lock held by the same thread', unit: 'µs/steal', better: 'lower',
     contenders: ['native', ...OURS] },
   { id: 'node-steal-cross-thread', scenario: 'steal-cross-thread', title: 'steal of a lock held by another thread', unit: 'µs/steal', better: 'lower',

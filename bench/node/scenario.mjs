@@ -168,8 +168,36 @@ function steal(crossThread) {
   };
 }
 
+/**
+ * A worker thread's start to its first grant: each round starts WORKERS workers one after another
+ * (this process already uses the contender), each of which loads it and takes one lock; the sample
+ * is the mean ms from new Worker() to the grant's message. 'bare' workers take no lock.
+ */
+function workerFirstGrant() {
+  const WORKERS = 8;
+  const script = new URL('./first-grant-worker.mjs', import.meta.url);
+  const once = async () => {
+    let total = 0;
+    for (let i = 0; i < WORKERS; i++) {
+      const t0 = now();
+      const worker = new Worker(script, { workerData: { impl: implName } });
+      impl.attachWorker?.(worker);
+      await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+      total += now() - t0;
+      await worker.terminate();
+    }
+    return total / WORKERS;
+  };
+  return {
+    async prepare() { await once(); return { workersPerRound: WORKERS }; },
+    round: once,
+    ops: () => WORKERS,
+  };
+}
+
 const scenarios = {
   'uncontended': uncontended,
+  'worker-first-grant': workerFirstGrant,
   'handoff-2': () => handoff(2),
   'handoff-4': () => handoff(4),
   'pending-10k': () => pending(10_000),

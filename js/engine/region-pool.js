@@ -35,16 +35,25 @@ export class RegionPool {
   take(pages, ownerTag) {
     const table = this.table;
     const owner = (ownerTag >>> 0) + 1;
+    // Records are filled in slot order (below: the first empty one), so the scan for a free region
+    // stops at the first empty record: past it are only the regions filled after a hole that a dead
+    // filler left (releaseOwner), which the next region made fills. The table is read plainly (a
+    // hint: the compare-exchange on the owner word decides). Both: this runs in a thread's first
+    // moments, in the interpreter, where an Atomics.load per word of all 16,384 records took
+    // milliseconds of every worker's start.
     for (let slot = 0; slot < REGION_SLOTS; slot++) {
       const at = slot * WORDS;
-      const size = Atomics.load(table, at + PAGES);
-      if (size !== pages || Atomics.load(table, at + OWNER) !== 0) continue;
+      const size = table[at + PAGES];
+      if (size !== pages || table[at + OWNER] !== 0) {
+        if (size === 0 && table[at + OWNER] === 0) break;
+        continue;
+      }
       if (Atomics.compareExchange(table, at + OWNER, 0, owner) === 0) return Atomics.load(table, at + BASE) * WASM_PAGE;
     }
     const base = this.memory.grow(pages); // throws RangeError when memory is at its maximum
     for (let slot = 0; slot < REGION_SLOTS; slot++) {
       const at = slot * WORDS;
-      if (Atomics.load(table, at + PAGES) !== 0 || Atomics.load(table, at + OWNER) !== 0) continue;
+      if (table[at + PAGES] !== 0 || table[at + OWNER] !== 0) continue;
       if (Atomics.compareExchange(table, at + OWNER, 0, owner) !== 0) continue;
       if (Atomics.load(table, at + PAGES) !== 0) { // filled by someone else meanwhile and freed: not ours to fill
         Atomics.store(table, at + OWNER, 0);

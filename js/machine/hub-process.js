@@ -14,7 +14,8 @@ import { loadHubEngine } from '../hub/load-engine.js';
 import { MachineHub } from './machine-hub.js';
 import { Journal } from './journal.js';
 import { FrameBudget, ConnectionGate } from './hub-limits.js';
-import { SocketPort } from './socket-port.js';
+import { SocketPort, outbox } from './socket-port.js';
+import { H } from '../hub/protocol.js';
 import { claimSocket } from './claim.js';
 import { spaceFiles, ensurePrivateFolder, defaultFolder, defaultSpaceName } from './place.js';
 
@@ -39,7 +40,9 @@ const journal = new Journal(files.journal, (error) => {
   log('error', `stopped: cannot write the journal ${files.journal}: ${error?.message ?? error}`);
   process.exit(1);
 });
-const hub = new MachineHub(engine, { hubId: randomUUID(), log, journal });
+// What the journal records is written before anything goes to any client (one write per turn).
+outbox.beforeWrite = () => journal.flush();
+const hub = new MachineHub(engine, { hubId: randomUUID(), log, journal, files });
 const frameBudget = new FrameBudget();
 const gate = new ConnectionGate(hub);
 let broken = 0; // connections closed for their frames (the log says the first few)
@@ -47,7 +50,7 @@ hub.gate = gate;
 const server = net.createServer((socket) => {
   if (closing) return socket.destroy();
   if (!gate.admit(socket)) return undefined;
-  const port = new SocketPort(socket, { frameBudget });
+  const port = new SocketPort(socket, { frameBudget, isLazy: onlyConfirmsReleases });
   port.onbroken = (why) => { if (++broken <= 10 || broken % 1000 === 0) log('warn', `closed a connection: ${why} [${broken}]`); };
   gate.watch(hub.connect(port));
   return undefined;
@@ -83,6 +86,15 @@ setInterval(() => {
   return undefined;
 }, CHECK_EVERY_MS);
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => shutdown(signal, { keepPid: true }));
+
+/**
+ * Release confirmations wait for the next message to their client (socket-port.js Outbox): a
+ * client waits for one only when its loss board cannot rule a loss out, and it asks then (C.sync).
+ */
+function onlyConfirmsReleases(message) {
+  if (message.t === H.released) return true;
+  return message.t === H.batch && message.m.every((inner) => inner.t === H.released);
+}
 
 function ownsSocket() {
   try {

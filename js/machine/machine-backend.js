@@ -5,10 +5,12 @@
 // - The hub's loss is known at once: its socket closes (no silence to wait for, no probes).
 //   The client reconnects, starting a new hub if needed, and re-registers its held locks and
 //   waiting requests there; the new hub has kept them for it (machine-hub.js).
-// - A release is done when the hub confirms it (H.released), and the request's promise settles
-//   only then: news that the lock was stolen comes before that confirmation, so a holder that was
-//   paused or busy while its lock was stolen always learns it before its request resolves, even
-//   when the hub died meanwhile (its successor answers the re-registered lock as stolen).
+// - A holder learns of any loss of its lock that happened before its callback ended (a steal, even
+//   at the next hub after the hub's death) before its request settles. Usually the loss board
+//   (loss-board.js) proves in one read that there was none: the request settles at once and the
+//   release goes to the hub one way. Otherwise the release is done when the hub confirms it
+//   (H.released), after the news of the loss (or the successor's answer to the re-registered lock).
+//   Until the hub confirms a release, the lock stays listed as held for a hello after a hub's death.
 // - Grants carry fencing tokens (lock.fencingToken).
 // - The thread is kept alive while a request waits or a release is unconfirmed (as the Node host
 //   does), and only then: the socket and the timers are unref'd otherwise.
@@ -21,6 +23,7 @@ import { PROTOCOL_VERSION, C, H } from '../hub/protocol.js';
 import { SocketPort } from './socket-port.js';
 import { connectToSpace } from './connect.js';
 import { ownProcess } from './process-proof.js';
+import { OwnBoard, boardPath } from './loss-board.js';
 
 // The socket says when the hub is gone: silence alone never makes a client reconnect.
 const LIVENESS = { HUB_SILENT_AFTER: Infinity };
@@ -46,10 +49,18 @@ export class MachineBackend extends HubBackend {
     this.alive = false;
     this.releasing = new Map(); // token -> resolve: releases the hub has not confirmed
     this.proc = ownProcess();
+    this.board = null; // this client's loss board (loss-board.js), opened before its first hello
   }
 
   async openSocket() {
     const socket = await connectToSpace(this.files);
+    // Before the hello (a hub raises only a board that exists), named after the clientId the hello
+    // says (a retried hello takes a new one).
+    if (this.board?.clientId !== this.clientId) {
+      this.board?.remove();
+      this.board = new OwnBoard(boardPath(this.files, this.clientId), this.clientId);
+    }
+    this.board.open();
     socket.unref();
     const port = new SocketPort(socket);
     // Every hello says which thread this is (protocol.js `proc`).
@@ -98,7 +109,9 @@ export class MachineBackend extends HubBackend {
 
   /**
    * The lock stays listed as held (a hello after a hub's death re-registers it) until the hub
-   * confirms the release; the promise resolves then, after any news of its loss (backend contract).
+   * confirms the release. The request settles at once when the loss board proves that no hub gave
+   * the lock away before now; otherwise its promise resolves on the confirmation, after any news of
+   * its loss (backend contract).
    */
   release(token) {
     const record = this.records.get(token);
@@ -108,8 +121,14 @@ export class MachineBackend extends HubBackend {
       return undefined;
     }
     record.releasing = true;
+    if (this.board?.clientId === this.clientId && !this.board.mayHaveLost(token)) {
+      this.send({ t: C.release, token });
+      return undefined;
+    }
     const confirmed = new Promise((resolve) => this.releasing.set(token, resolve));
     this.send({ t: C.release, token });
+    // The hub sends confirmations with its next message (lazy: hub-process.js): a sync is one.
+    if (this.flow.open && this.flow.waiting === 0) this.flow.barrier();
     this.updateKeepAlive();
     return confirmed;
   }
@@ -173,7 +192,13 @@ export class MachineBackend extends HubBackend {
       record.listener.stolen(entry.token, why);
     });
     super.welcome(m);
-    for (const [token, record] of this.records) if (record.releasing) this.send({ t: C.release, token });
+    let resent = false;
+    for (const [token, record] of this.records) {
+      if (!record.releasing) continue;
+      this.send({ t: C.release, token });
+      resent = true;
+    }
+    if (resent && this.releasing.size > 0 && this.flow.open && this.flow.waiting === 0) this.flow.barrier();
   }
 
   /** A permanent failure (a refused hello, no hub could start): the connection serves nothing more. */

@@ -10,8 +10,11 @@
 //   ORPHAN_CHECK_MS. There is no reclaim window: nothing is guessed from time.
 // - Every grant carries a fencing token, one counter for the lock space that the journal carries
 //   across hubs (strictly increasing per name, steals and hub deaths included).
-// - Every release is confirmed (H.released), after any news of the lock's loss on the same
-//   connection: a holder never takes its request as done before it knows whether it was stolen.
+// - Every lock taken from a living client (a steal, its connection closed by the hub) is written
+//   on that client's loss board (loss-board.js) before anyone else is granted it: the client settles
+//   a request at once when its board shows no such loss. Every release is also confirmed
+//   (H.released), after any news of the lock's loss on the same connection: the slow way, when the
+//   board cannot rule a loss out.
 import { createHash } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
 /** @import { HubConnection } from '../hub/connection.js' */
@@ -20,11 +23,13 @@ import { MODE, WAIT, STATUS } from '../engine/index.js';
 import { PREDECESSOR } from '../hub/succession.js';
 import { requestCost } from '../hub/quota.js';
 import { threadLives, unprovable } from './process-proof.js';
+import { boardPath, raiseBoard, removeBoard } from './loss-board.js';
 
 // Connections end with their socket, which the OS closes when their process or thread dies: no
-// client is ever declared dead for being silent, and the hub pings no one. Each waiting request
-// learns its place in the queue on the next turn.
-const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH: 0 };
+// client is ever declared dead for being silent, and the hub pings no one. No client is told the
+// place of its waiting requests (H.queued, for a browser hub's reclaim window): the journal keeps
+// the queue's order across hub deaths (sendQueueOrder).
+const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH: 1000 };
 // How often the threads of clients that have not reconnected since the last hub died are looked up.
 const ORPHAN_CHECK_MS = 20;
 
@@ -42,10 +47,12 @@ class Unconnected {
 }
 
 export class MachineHub extends Hub {
-  /** @param options Hub options, and `journal` (journal.js) */
-  constructor(engine, { journal, ...options }) {
+  /** @param options Hub options, `journal` (journal.js) and `files` (place.js spaceFiles: where the loss boards are) */
+  constructor(engine, { journal, files, ...options }) {
     super(engine, { ...options, liveness: { ...LIVENESS, ...options.liveness }, predecessor: PREDECESSOR.none });
     this.journal = journal;
+    this.files = files ?? null;
+    this.releasing = null;      // { conn, token } inside release(): that lock was given back, not lost
     this.fence = 0;
     this.clientNumbers = 0;
     this.orphans = new Set();   // connections of clients that have not reconnected to this hub
@@ -69,8 +76,12 @@ export class MachineHub extends Hub {
     const waiting = [];
     let dead = 0;
     for (const client of clients) {
+      if (!threadLives(client.proc)) {
+        if (this.files !== null) removeBoard(boardPath(this.files, client.clientId));
+        if (client.entries.length > 0) dead++;
+        continue;
+      }
       if (client.entries.length === 0) continue;
-      if (!threadLives(client.proc)) { dead++; continue; }
       /** @type {HubConnection} */
       const conn = this.connect(new Unconnected());
       conn.keyHash = client.keyHash;
@@ -191,13 +202,41 @@ export class MachineHub extends Hub {
 
   /** @param {HubConnection} conn */
   dropped(conn, token, record) {
-    if (!this.restoring && (record.state === HELD || record.state === PENDING)) this.journal.dropped(conn.no, token);
+    if (this.restoring) return;
+    if (record.state === HELD && !(this.releasing?.conn === conn && this.releasing.token === token)) this.lost(conn, token);
+    if (record.state === HELD || record.state === PENDING) this.journal.dropped(conn.no, token);
   }
 
   /** @param {HubConnection} conn */
   closing(conn) {
     this.orphans.delete(conn);
-    if (!this.restoring) this.journal.closed(conn.no);
+    if (this.restoring) return;
+    // A client that lives may still be in a callback of a lock it held: its board says it lost them.
+    if (conn.proc !== undefined && this.files !== null) {
+      if (threadLives(conn.proc)) this.lost(conn, conn.maxToken);
+      else removeBoard(boardPath(this.files, conn.clientId));
+    }
+    this.journal.closed(conn.no);
+  }
+
+  /** A held lock of `conn` goes to others: its loss board says so first (loss-board.js). @param {HubConnection} conn */
+  lost(conn, token) {
+    if (this.files === null || conn.clientId === null) return;
+    try {
+      raiseBoard(boardPath(this.files, conn.clientId), token);
+    } catch (error) {
+      if (error?.code !== 'ENOENT') this.journal.onFailure(error); // (no board: its client never reads one)
+    }
+  }
+
+  /** A release of `conn`'s own: what it drops was given back, not lost. @param {HubConnection} conn */
+  release(conn, token) {
+    this.releasing = { conn, token };
+    try {
+      super.release(conn, token);
+    } finally {
+      this.releasing = null;
+    }
   }
 
   /** @param {HubConnection} conn */
@@ -208,6 +247,12 @@ export class MachineHub extends Hub {
   /** @param {HubConnection} conn */
   sendGrant(conn, token) {
     conn.send({ t: H.granted, token, fence: conn.tokens.get(token)?.fence });
+  }
+
+  /** The journal, not the clients, keeps the queue's order across hubs: nothing to send (a message per handoff). */
+  sendQueueOrder() {
+    this.orderTimer = null;
+    for (const conn of this.connections) conn.unsentOrder = [];
   }
 
   /** A hello that names a lost hub opens no window here: the journal says who held what. */

@@ -22,7 +22,6 @@
 // members share one space. Nothing is written to disk; no traffic leaves the process.
 import { BroadcastChannel, Worker, threadId } from 'node:worker_threads';
 import { createServer } from 'node:net';
-import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment may replace the global ones.
 import { setTimeout, clearTimeout } from 'node:timers';
 import { fs } from './builtin-fs.js';
@@ -39,7 +38,9 @@ const WARN_AFTER_MS = 5000;
 
 /** A new id for a lock space (in member names). */
 export function newSpaceId() {
-  return randomUUID().replaceAll('-', '');
+  // (node:crypto loaded here, not at import: a worker that joins the space it inherited never
+  // needs it, and it took several ms of each one's start)
+  return process.getBuiltinModule('node:crypto').randomUUID().replaceAll('-', '');
 }
 
 /**

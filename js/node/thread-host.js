@@ -2,7 +2,6 @@
 // wait, keeping the thread alive while a request is pending, and closing clients of dead threads
 // (thread-watch.js says when).
 import { threadId } from 'node:worker_threads';
-import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment (jest's jsdom) replaces the global ones with timers
 // that return numbers (no ref/unref).
 import { setTimeout, setInterval, clearInterval } from 'node:timers';
@@ -17,6 +16,13 @@ import { GoneThreadCloser } from './close-gone.js';
 import { ensureKeeper } from './rendezvous.js';
 import { ThreadKeepAlive } from './keep-alive.js';
 import { runningMarkOf } from './running-mark.js';
+
+// A thread's clientId: a name that query() shows, unique in the process, not a secret. Not
+// crypto.randomUUID(): loading node:crypto took several ms of every worker thread's start.
+let clientsMade = 0;
+function newClientId() {
+  return `node-${process.pid}-${threadId}-${++clientsMade}`;
+}
 
 /**
  * Makes `backend` wait on its doorbell with one Atomics.waitAsync while it has requests queued or
@@ -105,17 +111,17 @@ export function connectThread() {
     space = findOrCreateLockSpace();
   } catch (error) {
     // No lock space this thread may use: every request rejects with why (never a private one).
-    return new DeferredBackend(randomUUID(), Promise.reject(error));
+    return new DeferredBackend(newClientId(), Promise.reject(error));
   }
   if (space === null) {
     // Without shared memory no thread can share a lock space: the main thread gets one of its own
     // (an in-context engine), and every other thread refuses, so no two threads hold one lock.
-    if (threadId !== 0) return new DeferredBackend(randomUUID(), Promise.reject(noSharedMemory()));
+    if (threadId !== 0) return new DeferredBackend(newClientId(), Promise.reject(noSharedMemory()));
     process.emitWarning('weblocks-wasm: shared WebAssembly memory is unavailable; ' +
       'navigator.locks serves the main thread alone (an in-context engine), and worker threads refuse every request.');
     return createLocalBackend();
   }
-  const clientId = randomUUID();
+  const clientId = newClientId();
   // Requests made while the thread joins and attaches are queued: the thread stays alive meanwhile.
   const keepAlive = new ThreadKeepAlive();
   keepAlive.update({ alive: true, waiting: false });
