@@ -1,0 +1,38 @@
+// createLockServer's options, checked once, with their documented defaults (docs/remote.md).
+const DEFAULTS = Object.freeze({
+  pingInterval: 5000,          // ms between the server's WebSocket pings; a ping unanswered by the next one loses the connection
+  grace: 15000,                // ms a lost connection's session keeps its locks and queue places for a resume
+  ticketTimeout: 30000,        // ms a fence() ticket can hold its lock past the holder's release
+  maxNameLength: 1024,         // UTF-16 code units of a lock name
+  maxFrameBytes: 16 * 1024,    // bytes of one client frame (bigger: close 1009)
+  maxOutstanding: 1024,        // requests + queries + observers a connection may have open at once
+  maxUnacked: 8192,            // frames the client may leave unacknowledged
+  maxConnectionsPerSpace: 256, // sessions (connected or in grace) per space key
+  maxConnections: 10000,       // sessions in all
+});
+
+function positiveInteger(options, key) {
+  const value = options[key] ?? DEFAULTS[key];
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`createLockServer: '${key}' must be a positive integer (got ${String(value)}).`);
+  return value;
+}
+
+export function checkServerOptions(options = {}) {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createLockServer: options must be an object.');
+  const { authorize, backend = 'process', origins } = options;
+  if (typeof authorize !== 'function') {
+    throw new TypeError('createLockServer: `authorize(req)` is required: it returns the space key of an upgrade request (or null/false to refuse).');
+  }
+  if (backend !== 'process') {
+    // 'machine' and { etcd } are in the issue's contract but not built yet (docs/remote.md, "Backends").
+    throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported yet: only 'process' (see docs/remote.md, "Backends").`);
+  }
+  if (origins !== undefined && !Array.isArray(origins) && typeof origins !== 'function') {
+    throw new TypeError('createLockServer: `origins` is an array of allowed origins or a function (origin, req) => boolean.');
+  }
+  const checked = { authorize, backend, origins };
+  for (const key of Object.keys(DEFAULTS)) checked[key] = positiveInteger(options, key);
+  return checked;
+}
+
+export { DEFAULTS };
