@@ -1,0 +1,87 @@
+// Liveness through the lock server: a client whose socket closes (its process killed) releases at
+// once; a connection that stalls keeps its locks for `grace` and resumes them, and past `grace`
+// loses them (the holder is told with an AbortError, fence() refuses its token with 409).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createLockManager, lockHeaders } from '../../../js/remote/node.js';
+import { startServer, until, hold, named } from './support.js';
+import { startStallProxy } from './stall-proxy.js';
+
+const HOURS = 3_600_000;
+
+test('a Node client process SIGKILLed while holding a lock: its socket closes and the next waiter gets the lock (no grace, no ping involved)', async (t) => {
+  // Pings and grace far longer than the test: only the closed socket can release the lock.
+  const { manager, url } = await startServer(t, { pingInterval: HOURS, grace: HOURS });
+  const child = spawn(process.execPath, [new URL('./fixtures/holder.mjs', import.meta.url).pathname, url('s1'), 'killed'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  const [line] = await once(child.stdout, 'data');
+  assert.match(String(line), /^held \d+/);
+  const waiter = manager();
+  const next = hold(waiter, 'killed');
+  await until(async () => named((await waiter.query()).pending, 'killed').length === 1, 'queued behind the child');
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  const lock = await next.granted;
+  assert.ok(lock.fencingToken > Number(String(line).split(' ')[1]));
+  next.release();
+  assert.equal((await next.done).ok, true);
+});
+
+test('a stall shorter than grace: the server loses the connection (no pong), the client resumes its session and still holds its lock and its queue place', async (t) => {
+  const { lockServer, port, manager } = await startServer(t, { pingInterval: 50, grace: HOURS });
+  const proxy = await startStallProxy(t, port);
+  const stalled = createLockManager({ url: `ws://127.0.0.1:${proxy.port}/locks?space=s1` });
+  t.after(() => stalled.close());
+  const other = manager();
+  const held = hold(stalled, 'kept');
+  await held.granted;
+  const blocker = hold(other, 'queued');
+  await blocker.granted;
+  const waiting = hold(stalled, 'queued');
+  await until(async () => named((await other.query()).pending, 'queued').length === 1);
+  const contender = hold(other, 'kept');
+  await until(async () => named((await other.query()).pending, 'kept').length === 1);
+  proxy.stall();
+  await until(() => lockServer.stats().detached === 1, 'the server lost the connection');
+  proxy.flow();
+  await until(() => lockServer.stats().detached === 0 && lockServer.stats().connections === 2, 'the client resumed');
+  const state = await other.query();
+  assert.equal(named(state.held, 'kept').length, 1);
+  assert.notEqual(named(state.held, 'kept')[0].clientId, named(state.pending, 'kept')[0].clientId, 'still the stalled client\'s');
+  // Its queue place too: granted once the blocker releases.
+  blocker.release();
+  await waiting.granted;
+  waiting.release();
+  held.release('done');
+  assert.deepEqual(await held.done, { ok: true, value: 'done' });
+  await contender.granted;
+  contender.release();
+  assert.equal((await waiting.done).ok, true);
+});
+
+test('a stall longer than grace: the lock passes on, the former holder\'s request rejects with an AbortError saying why, fence() refuses its token with 409', async (t) => {
+  const { lockServer, port, manager } = await startServer(t, { pingInterval: 50, grace: 200 });
+  const proxy = await startStallProxy(t, port);
+  const stalled = createLockManager({ url: `ws://127.0.0.1:${proxy.port}/locks?space=s1` });
+  t.after(() => stalled.close());
+  const held = hold(stalled, 'lost');
+  const oldLock = await held.granted;
+  const headers = lockHeaders(oldLock);
+  const fenceReq = { url: '/write?space=s1', headers };
+  (await lockServer.fence(fenceReq)).done(); // current now
+  const next = hold(manager(), 'lost');
+  await until(async () => named((await lockServer.query('s1')).pending, 'lost').length === 1);
+  proxy.stall();
+  const lock = await next.granted; // after the grace ran out
+  assert.ok(lock.fencingToken > oldLock.fencingToken);
+  await assert.rejects(lockServer.fence(fenceReq), (error) => error.status === 409);
+  proxy.flow();
+  const outcome = await held.done;
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.name, 'AbortError');
+  assert.match(outcome.message, /grace/);
+  next.release();
+  assert.equal((await next.done).ok, true);
+});
