@@ -17,6 +17,7 @@ function positiveInteger(options, key) {
   return value;
 }
 
+/** @param {any} options */
 export function checkServerOptions(options = {}) {
   if (typeof options !== 'object' || options === null) throw new TypeError('createLockServer: options must be an object.');
   const { authorize, backend = 'process', origins } = options;
