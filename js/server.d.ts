@@ -58,7 +58,7 @@ export interface LockServer {
   fence(req: { url?: string; headers: Record<string, string | string[] | undefined> } | IncomingMessage): Promise<FenceTicket>;
   observeLocks(callback: ObserveLocksCallback, options: ObserveLocksOptions & { space: string | number }): () => void;
   query(space: string | number): Promise<LockManagerSnapshot>;
-  stats(): { connections: number; sessions: number; detached: number; spaces: number };
+  stats(): { connections: number; sessions: number; detached: number; lost: number; spaces: number };
   close(): Promise<void>;
 }
 

@@ -40,6 +40,7 @@ export class Connection {
     this.dropped = true;
     this.socket.terminate();
     this.session?.detach(this);
+    this.server.connectionLost();
     this.server.connectionGone(this);
   }
 

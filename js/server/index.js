@@ -21,6 +21,7 @@ class LockServer {
   #pinger;
   #lastFence;
   #closed = false;
+  #lost = 0;               // connections lost to an unanswered ping, since start
 
   constructor(options) {
     this.options = checkServerOptions(options);
@@ -107,6 +108,10 @@ class LockServer {
     this.#connections.delete(connection);
   }
 
+  connectionLost() {
+    this.#lost++;
+  }
+
   // ---- for the app ----
 
   /**
@@ -159,7 +164,7 @@ class LockServer {
   stats() {
     let detached = 0;
     for (const session of this.#sessions.values()) if (session.connection === null) detached++;
-    return { connections: this.#connections.size, sessions: this.#sessions.size, detached, spaces: this.#spaces.size };
+    return { connections: this.#connections.size, sessions: this.#sessions.size, detached, lost: this.#lost, spaces: this.#spaces.size };
   }
 
   /** Closes every connection (code 1001) and ends every session: their locks are released. */
