@@ -13,3 +13,4 @@ server.on('upgrade', (req, socket, head) => {
   echo.handleUpgrade(req, socket, head, (ws) => ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary })));
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
+process.on('SIGTERM', () => process.exit(0));

@@ -28,8 +28,12 @@ export class RemoteBackend {
   /**
    * @param {string} url  ws: or wss:
    * @param {() => Promise<any>} openSocketClass  resolves to the WebSocket class to use
+   * @param {{ opened?: (socket: any) => void, busy?: (busy: boolean) => void }} [host]  Node's hooks: an
+   *   idle client must not keep the process running (node.js)
    */
-  constructor(url, openSocketClass) {
+  constructor(url, openSocketClass, host = {}) {
+    this.host = host;
+    this.wasBusy = false;
     this.url = url;
     this.socketClass = openSocketClass;
     this.socket = null;
@@ -101,6 +105,7 @@ export class RemoteBackend {
         return () => {
           if (!this.observers.delete(id)) return;
           if (!this.closed) this.send({ t: C.unobserve, id });
+          this.checkBusy();
         };
       },
     };
@@ -117,6 +122,15 @@ export class RemoteBackend {
     this.endSession(lostWhy(CLOSE.clientClosing), 'InvalidStateError');
   }
 
+  /** Tells the host whether anything waits on the server (a request, release, query or observer). */
+  checkBusy() {
+    const busy = this.requests.size + this.queries.size + this.observers.size + this.releases.size + this.aborts.size !== 0;
+    if (busy !== this.wasBusy) {
+      this.wasBusy = busy;
+      this.host.busy?.(busy);
+    }
+  }
+
   // ---- frames out ----
 
   send(frame) {
@@ -130,6 +144,7 @@ export class RemoteBackend {
     } else {
       this.connect();
     }
+    this.checkBusy();
   }
 
   // ---- the connection ----
@@ -149,6 +164,7 @@ export class RemoteBackend {
         return;
       }
       this.socket = socket;
+      this.host.opened?.(socket);
       this.open(socket);
     }, (error) => {
       this.socket = null;
@@ -252,6 +268,7 @@ export class RemoteBackend {
       socket.send(JSON.stringify({ t: C.ack, a: this.received }));
     }
     this.act(frame);
+    this.checkBusy();
   }
 
   acknowledged(seq) {
@@ -343,6 +360,7 @@ export class RemoteBackend {
     this.aborts.clear();
     this.failQueries(domError(why.replace('The lock was released: ', 'query(): '), pendingErrorName));
     for (const sink of this.observers.values()) sink.changes?.([{ type: 'lost' }], { held: [], pending: [] });
+    this.checkBusy();
   }
 
   /** No session was ever had: everything waiting fails with `error`; the next use tries again. */
@@ -356,6 +374,7 @@ export class RemoteBackend {
     this.aborts.clear();
     this.failQueries(error);
     this.observers.clear();
+    this.checkBusy();
   }
 
   failQueries(error) {

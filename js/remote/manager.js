@@ -23,9 +23,9 @@ export function socketUrl(url) {
   return parsed.href;
 }
 
-export function createRemoteLockManager(options, socketClass) {
+export function createRemoteLockManager(options, socketClass, host) {
   if (options === null || typeof options !== 'object') throw new TypeError('createLockManager({ url }): options are required.');
-  const backend = new RemoteBackend(socketUrl(options.url), socketClass);
+  const backend = new RemoteBackend(socketUrl(options.url), socketClass, host);
   const locks = lockManagerOn(backend);
   Object.defineProperty(locks, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
   Object.defineProperty(locks, 'close', { value: () => backend.close(), writable: true, configurable: true });

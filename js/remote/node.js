@@ -11,9 +11,28 @@ function nodeSocket() {
   return socketClass;
 }
 
+// An idle client keeps no process running (as nothing of Node's own would): the connection is
+// unref'd, and a timer holds the process while anything waits on the server. (With the runtime's
+// own WebSocket, which cannot be unref'd, an open connection keeps the process running: close().)
+function nodeHost() {
+  let timer = null;
+  return {
+    opened(socket) {
+      // ws makes its TCP socket at construction, as the request of the upgrade.
+      const unref = () => socket._socket?.unref?.();
+      socket._req?.on?.('socket', (tcp) => tcp.unref?.());
+      socket.on?.('open', unref);
+    },
+    busy(busy) {
+      if (busy && timer === null) timer = setInterval(() => {}, 0x7fffffff);
+      else if (!busy && timer !== null) { clearInterval(timer); timer = null; }
+    },
+  };
+}
+
 /** A LockManager whose lock space is the lock server's at `url` (ws: or wss:). */
 export function createLockManager(options) {
-  return createRemoteLockManager(options, nodeSocket);
+  return createRemoteLockManager(options, nodeSocket, nodeHost());
 }
 
 export { lockHeaders };

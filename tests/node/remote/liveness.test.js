@@ -85,3 +85,20 @@ test('a stall longer than grace: the lock passes on, the former holder\'s reques
   next.release();
   assert.equal((await next.done).ok, true);
 });
+
+test('a Node client process stays alive while its request waits, and ends by itself once idle (no close())', async (t) => {
+  const { manager, url } = await startServer(t);
+  const holder = manager();
+  const held = hold(holder, 'idle');
+  await held.granted;
+  const child = spawn(process.execPath, [new URL('./fixtures/waiter.mjs', import.meta.url).pathname, url('s1'), 'idle'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  const exited = once(child, 'exit');
+  await until(async () => named((await holder.query()).pending, 'idle').length === 1, 'the child waits');
+  held.release();
+  const [code] = await exited;
+  assert.equal(code, 0);
+  assert.equal(output, 'granted\n');
+});
