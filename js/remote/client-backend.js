@@ -17,7 +17,7 @@ function domError(message, name) {
 
 function lostWhy(code) {
   switch (code) {
-    case CLOSE.sessionGone: return 'The lock was released: the connection to the lock server was lost for longer than its grace period.';
+    case CLOSE.sessionGone: return 'The lock was released: the lock server no longer has this client\'s session (the connection was lost for longer than its grace period, or the server restarted).';
     case CLOSE.serverClosing: return 'The lock was released: the lock server closed.';
     case CLOSE.clientClosing: return 'The lock was released: this lock manager was closed.';
     default: return `The lock was released: the lock server closed this connection (code ${code}, docs/remote.md "Close codes").`;
