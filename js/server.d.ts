@@ -26,7 +26,7 @@ export interface LockServerOptions {
   maxNameLength?: number;
   /** Largest client frame, in bytes (default 16384). */
   maxFrameBytes?: number;
-  /** Requests, queries and observers a connection may have open at once (default 1024). */
+  /** Requests, queries and observers a connection may have open at once (default 1024): requests and queries over it reject with a QuotaExceededError. */
   maxOutstanding?: number;
   /** Frames a client may leave unacknowledged (default 8192). */
   maxUnacked?: number;

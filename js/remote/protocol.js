@@ -43,7 +43,7 @@ export const S = Object.freeze({
 export const CLOSE = Object.freeze({
   malformed: 4000,        // a frame that is not this protocol (bad JSON, unknown type, bad fields)
   nameTooLong: 4001,      // a lock name longer than the server's maxNameLength
-  tooManyRequests: 4002,  // more outstanding requests (or observers) than the server allows per connection
+  tooManyRequests: 4002,  // an observer over the server's maxOutstanding (requests and queries over it get `failed` QuotaExceededError)
   tooManyConnections: 4003, // the space already has maxConnectionsPerSpace connections
   sessionGone: 4004,      // resume of a session the server no longer has (grace ran out, or never had)
   notReading: 4005,       // the client left too many frames unacknowledged

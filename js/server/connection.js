@@ -104,6 +104,11 @@ export class Connection {
       return;
     }
     session.receive(frame);
+    if ((frame.t === C.request || frame.t === C.query) && session.outstanding >= this.server.options.maxOutstanding) {
+      // An honest burst gets a named refusal for the requests over the limit, never a lost connection.
+      session.refuseOverLimit(frame.id);
+      return;
+    }
     switch (frame.t) {
       case C.request: session.request(frame.id, frame.name, frame.mode, frame.wait); break;
       case C.release: session.release(frame.id); break;
@@ -117,8 +122,7 @@ export class Connection {
   /** What is wrong with a frame, as [close code key, reason], or null. */
   check(frame, session) {
     if (!seq(frame.id)) return ['malformed', 'bad id'];
-    const opens = frame.t === C.request || frame.t === C.query || frame.t === C.observe;
-    if (opens && session.outstanding >= this.server.options.maxOutstanding) return ['tooManyRequests', 'too many outstanding requests'];
+    if (frame.t === C.observe && session.outstanding >= this.server.options.maxOutstanding) return ['tooManyRequests', 'too many outstanding requests'];
     if (frame.t === C.request) {
       if (session.entries.has(frame.id)) return ['malformed', 'request id in use'];
       if (typeof frame.name !== 'string') return ['malformed', 'bad name'];

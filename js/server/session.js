@@ -163,6 +163,14 @@ export class Session {
     this.send({ t: S.failed, id: entry.id, name: error?.name ?? 'Error', message: String(error?.message ?? error) });
   }
 
+  /** A request or query over maxOutstanding: refused alone, with a QuotaExceededError. */
+  refuseOverLimit(id) {
+    this.send({
+      t: S.failed, id, name: 'QuotaExceededError',
+      message: `The lock server refused this call: this client has ${this.outstanding} requests and queries open, the server's maxOutstanding.`,
+    });
+  }
+
   release(id) {
     const entry = this.entries.get(id);
     if (entry === undefined || entry.state === 'lost') {

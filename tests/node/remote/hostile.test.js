@@ -92,9 +92,9 @@ test('malformed frames, oversized frames and names, floods, forged resumes: each
     ['ack of frames never sent', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'query', s: 1, a: 99, id: 1 })); }, CLOSE.malformed],
     ['name too long', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'n'.repeat(65), mode: 'exclusive', wait: 'wait' })); }, CLOSE.nameTooLong],
     ['frame too big', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'query', s: 1, a: 0, id: 1, pad: 'p'.repeat(5000) })); }, 1009],
-    ['flood of requests', async (s) => {
+    ['flood of observers', async (s) => {
       await welcomed(s);
-      for (let i = 1; i <= 9; i++) s.send(JSON.stringify({ t: 'req', s: i, a: 0, id: i, name: 'bystander', mode: 'exclusive', wait: 'wait' }));
+      for (let i = 1; i <= 9; i++) s.send(JSON.stringify({ t: 'obs', s: i, a: 0, id: i }));
     }, CLOSE.tooManyRequests],
     ['forged resume', (s) => s.send(JSON.stringify({ t: 'hello', v: 1, resume: { session: 'x', secret: 'y', received: 0 } })), CLOSE.sessionGone],
     ['release of another client\'s lock id', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'rel', s: 1, a: 0, id: 1 })); s.send('{nope'); }, CLOSE.malformed],
@@ -105,6 +105,21 @@ test('malformed frames, oversized frames and names, floods, forged resumes: each
     await act(socket);
     assert.equal(await closed, code, what);
   }
+  await check();
+});
+
+test('a flood of requests over maxOutstanding: those over it are refused one by one (QuotaExceededError), the rest are served, the connection and the bystander\'s lock stay', async (t) => {
+  const { manager } = await startServer(t, { maxOutstanding: 16 });
+  const check = await bystander(t, manager);
+  const locks = manager();
+  const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => locks.request(`burst-${i % 20}`, () => 'ran').then(
+    (value) => value, (error) => error.name)));
+  const ran = outcomes.filter((o) => o === 'ran').length;
+  const refused = outcomes.filter((o) => o === 'QuotaExceededError').length;
+  assert.equal(ran + refused, 200, `only 'ran' or a QuotaExceededError: ${[...new Set(outcomes)]}`);
+  assert.ok(refused > 0, 'the burst went over the limit');
+  assert.ok(ran >= 16, 'the requests within the limit ran');
+  assert.equal(await locks.request('after', () => 'ok'), 'ok', 'the connection is still up');
   await check();
 });
 

@@ -102,3 +102,26 @@ test('a Node client process stays alive while its request waits, and ends by its
   assert.equal(code, 0);
   assert.equal(output, 'granted\n');
 });
+
+test('a holder paused (SIGSTOP) past grace: the lock passes on; resumed (SIGCONT), it learns it lost it before its callback\'s result counts', async (t) => {
+  const { manager, lockServer, url } = await startServer(t, { pingInterval: 50, grace: 200 });
+  const child = spawn(process.execPath, [new URL('./fixtures/paused-holder.mjs', import.meta.url).pathname, url('s1'), 'paused'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  await until(() => output.startsWith('held '), 'the child holds');
+  const oldToken = Number(output.split(' ')[1]);
+  const waiter = manager();
+  const next = hold(waiter, 'paused');
+  await until(async () => named((await waiter.query()).pending, 'paused').length === 1);
+  child.kill('SIGSTOP');
+  const lock = await next.granted; // no pong, then the grace: the lock passes on
+  assert.ok(lock.fencingToken > oldToken);
+  await assert.rejects(lockServer.fence({ url: '/x?space=s1', headers: { 'weblocks-lock': 'paused', 'weblocks-fencing-token': String(oldToken) } }), { status: 409 });
+  child.kill('SIGCONT');
+  child.stdin.write('finish\n'); // its callback ends now: too late, and it is told so
+  await until(() => output.includes('settled'), 'the child\'s request settled');
+  assert.match(output, /settled AbortError: .*(grace|session)/);
+  next.release();
+  assert.equal((await next.done).ok, true);
+});

@@ -33,13 +33,14 @@ export async function startServer(t, options = {}) {
   return { httpServer, lockServer, port, manager, url: (space = 's1') => `ws://127.0.0.1:${port}/locks?space=${space}` };
 }
 
-/** Calls `check` until it returns a truthy value (on every server-visible change: polled on a macrotask). */
+/** Calls `check` every few ms until it returns a truthy value; gives up (failing the test) after 60 s. */
 export async function until(check, what = 'condition') {
-  for (let i = 0; ; i++) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     const value = await check();
     if (value) return value;
-    if (i > 20000) throw new Error(`never: ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
