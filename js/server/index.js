@@ -79,7 +79,10 @@ class LockServer {
 
   #space(key) {
     let space = this.#spaces.get(key);
-    if (space === undefined) this.#spaces.set(key, space = new Space(key));
+    if (space === undefined) {
+      space = new Space(key, (idle) => { if (this.#spaces.get(key) === idle) this.#spaces.delete(key); });
+      this.#spaces.set(key, space);
+    }
     return space;
   }
 
@@ -150,6 +153,7 @@ class LockServer {
       stopped = true;
       space.observers--;
       stopSource();
+      space.checkIdle();
     };
   }
 

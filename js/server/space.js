@@ -10,8 +10,11 @@ import { createLockManager } from '../api/lock-manager.js';
 import { engineSource } from '../api/engine-observer.js';
 
 export class Space {
-  constructor(key) {
+  /** @param {string} key  @param {(space: Space) => void} onIdle  called when nothing of it is left (the server forgets it) */
+  constructor(key, onIdle = () => {}) {
     this.key = key;
+    this.onIdle = onIdle;
+    this.clients = 0;               // engine clients not closed yet (a session's outlive it while tickets are open)
     this.engine = createLocalEngine();
     this.engine.catch(() => {});
     this.sessions = new Set();
@@ -23,9 +26,18 @@ export class Space {
   /** A new engine client for a session: its LockManager, and how to end it (agent termination). */
   newClient(clientId) {
     const backend = new DeferredBackend(clientId, this.engine.then((engine) => new EngineBackend(engine, clientId)));
+    this.clients++;
+    let closed = false;
     return {
       locks: createLockManager(backend),
-      close: () => { backend.start().then((target) => target.close(), () => {}); },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        backend.start().then((target) => target.close(), () => {}).finally(() => {
+          this.clients--;
+          this.checkIdle();
+        });
+      },
     };
   }
 
@@ -45,8 +57,12 @@ export class Space {
     return this.engine.then((engine) => engine.snapshot());
   }
 
-  get idle() {
-    return this.sessions.size === 0 && this.observers === 0;
+  /**
+   * Forgotten only once nothing of it is left: a new session of the same key then gets a new engine,
+   * which must never run beside this one while a lock of this one is still held (under a ticket).
+   */
+  checkIdle() {
+    if (this.sessions.size === 0 && this.clients === 0 && this.observers === 0 && this.tickets.size === 0) this.onIdle(this);
   }
 
   // ---- fencing ----
@@ -79,6 +95,7 @@ export class Space {
     const set = this.tickets.get(ticket.name);
     if (set === undefined || !set.delete(ticket)) return;
     if (set.size === 0) this.tickets.delete(ticket.name);
+    this.checkIdle();
   }
 
   /**

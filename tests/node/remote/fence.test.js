@@ -109,3 +109,22 @@ test('a ticket never done is bounded by ticketTimeout', async (t) => {
   next.release();
   assert.equal((await next.done).ok, true);
 });
+
+test('a space whose last client has gone is forgotten only after its open tickets: a new client of that space still waits for the ticket', async (t) => {
+  const { manager, lockServer } = await startServer(t);
+  const only = manager('lonely');
+  const h = hold(only, 'doc');
+  const ticket = await lockServer.fence(req('lonely', lockHeaders(await h.granted)));
+  only.close();
+  await until(() => lockServer.stats().sessions === 0, 'the only session ended');
+  assert.equal(lockServer.stats().spaces, 1, 'kept for its open ticket');
+  const late = manager('lonely');
+  const next = hold(late, 'doc');
+  await until(async () => named((await late.query()).pending, 'doc').length === 1, 'the newcomer waits behind the ticket\'s lock');
+  ticket.done();
+  await next.granted;
+  next.release();
+  await next.done;
+  late.close();
+  await until(() => lockServer.stats().spaces === 0, 'the idle space is forgotten');
+});
