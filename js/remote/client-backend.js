@@ -297,7 +297,8 @@ export class RemoteBackend {
         const record = this.requests.get(id);
         if (record === undefined) return;
         record.lost = true;
-        record.listener.stolen(id, frame.why);
+        if (record.state === 'pending') record.listener.failed(id, domError(frame.why, 'AbortError'));
+        else record.listener.stolen(id, frame.why);
         if (record.state !== 'releasing') this.requests.delete(id);
         return;
       }

@@ -100,7 +100,7 @@ export class Session {
 
   request(id, name, mode, wait) {
     const controller = wait === 'wait' ? new AbortController() : undefined;
-    const entry = { id, name, mode, state: 'pending', controller, grant: null, hold: null };
+    const entry = { id, name, mode, state: 'pending', controller, grant: null, hold: null, told: false };
     this.entries.set(id, entry);
     this.outstanding++;
     const options = { mode, ifAvailable: wait === 'no-wait', steal: wait === 'preempt' };
@@ -131,29 +131,38 @@ export class Session {
     this.space.addGrant(grant);
     // A stolen lock's open tickets still guard its resource: the thief starts after them.
     await this.space.ticketsClear(grant.name, grant.mode, grant);
-    if (entry.state === 'held') this.send({ t: S.granted, id: entry.id, fence: grant.fencingToken });
+    if (entry.state === 'held') {
+      entry.told = true;
+      this.send({ t: S.granted, id: entry.id, fence: grant.fencingToken });
+    }
     await held;
     // Released by its holder (or its session ended): its open tickets keep it until they are done.
     await Promise.all([...grant.tickets].map((ticket) => ticket.closed));
   }
 
   settled(entry, error) {
-    this.outstanding--;
     if (entry.grant !== null) this.space.endGrant(entry.grant);
     if (error === null) {
+      if (entry.state !== 'lost') this.outstanding--;
       if (entry.state === 'releasing') this.send({ t: S.released, id: entry.id, held: true });
       if (entry.state !== 'lost') this.entries.delete(entry.id);
       entry.state = entry.state === 'lost' ? 'lost' : 'done';
       return;
     }
-    if (entry.state === 'held' || entry.state === 'releasing') {
+    if ((entry.state === 'held' || entry.state === 'releasing') && entry.told) {
       // Stolen while held: the client's request() rejects with this AbortError's message.
+      // A lost entry stays (and counts in maxOutstanding) until its holder's release: a client
+      // stealing from itself in a loop cannot grow it without bound.
       const releasing = entry.state === 'releasing';
       entry.state = 'lost';
       this.send({ t: S.lost, id: entry.id, why: error.message });
       if (releasing) this.finishRelease(entry);
       return;
     }
+    this.outstanding--;
+    // (Stolen before its grant was told, while a ticket held it back: for the client, a request
+    // that failed with the steal's AbortError.)
+    entry.hold?.();
     if (entry.state === 'aborting') {
       this.entries.delete(entry.id);
       this.send({ t: S.aborted, id: entry.id, removed: true });
@@ -186,6 +195,8 @@ export class Session {
 
   finishRelease(entry) {
     this.entries.delete(entry.id);
+    this.outstanding--;
+    entry.hold?.(); // its server-side callback ends too (its lock went long ago)
     this.send({ t: S.released, id: entry.id, held: false });
   }
 
@@ -251,7 +262,7 @@ export class Session {
     for (const entry of this.entries.values()) {
       if (entry.grant !== null) this.space.endGrant(entry.grant);
       if (entry.state === 'pending' && entry.controller !== undefined) entry.controller.abort();
-      else if (entry.state === 'held' || entry.state === 'releasing') entry.hold();
+      else if (entry.state === 'held' || entry.state === 'releasing' || entry.state === 'lost') entry.hold();
     }
     this.outbox = [];
     this.server.sessionEnded(this);

@@ -128,3 +128,23 @@ test('a space whose last client has gone is forgotten only after its open ticket
   late.close();
   await until(() => lockServer.stats().spaces === 0, 'the idle space is forgotten');
 });
+
+test('a thief held back by a ticket and robbed in turn: its request rejects with an AbortError (never hangs); the last thief starts after the ticket', async (t) => {
+  const { manager, lockServer } = await startServer(t);
+  const [a, b, c] = [manager(), manager(), manager()];
+  const victim = hold(a, 'doc');
+  const ticket = await lockServer.fence(req('s1', lockHeaders(await victim.granted)));
+  const first = hold(b, 'doc', { steal: true });
+  assert.equal((await victim.done).name, 'AbortError');
+  await until(async () => named((await b.query()).held, 'doc').length === 1, 'the first thief holds in the engine, its grant held back');
+  const second = hold(c, 'doc', { steal: true });
+  const outcome = await first.done;
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.name, 'AbortError');
+  ticket.done();
+  await second.granted;
+  second.release();
+  victim.release();
+  assert.equal((await second.done).ok, true);
+  assert.equal(lockServer.stats().sessions, 3);
+});
