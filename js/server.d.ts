@@ -12,8 +12,13 @@ export interface LockServerOptions {
    * (or a throw) with 403.
    */
   authorize(req: IncomingMessage): string | number | null | undefined | false | Promise<string | number | null | undefined | false>;
-  /** Where the locks live: 'process' (default), one engine per space key in this process. */
-  backend?: 'process';
+  /**
+   * Where the locks live: 'process' (default), one engine per space key in this process; 'machine', each space key a
+   * machine lock space, shared by every lock server process on this host.
+   */
+  backend?: 'process' | 'machine';
+  /** For backend 'machine': the machine lock space folder (default as weblocks-wasm/machine's). */
+  machineFolder?: string;
   /** ms between the server's WebSocket pings (default 5000); a ping unanswered by the next one loses the connection. */
   pingInterval?: number;
   /** ms a lost connection's session keeps its locks and queue places for a resume (default 15000). */

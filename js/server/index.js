@@ -5,6 +5,8 @@ import { WebSocketServer } from './load-ws.js';
 import { checkServerOptions } from './options.js';
 import { originAllowed } from './origin.js';
 import { Space } from './space.js';
+import { processLocks } from './process-locks.js';
+import { machineLocks } from './machine-locks.js';
 import { Session } from './session.js';
 import { Connection } from './connection.js';
 import { FenceError, lockOfRequest, openTicket } from './fence.js';
@@ -23,8 +25,11 @@ class LockServer {
   #closed = false;
   #lost = 0;               // connections lost to an unanswered ping, since start
 
-  constructor(options) {
+  #machineLocks;
+
+  constructor(options, machineLocks = null) {
     this.options = checkServerOptions(options);
+    this.#machineLocks = machineLocks;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false });
     this.#pinger = setInterval(() => { for (const c of this.#connections) c.ping(); }, this.options.pingInterval);
     this.#pinger.unref();
@@ -80,10 +85,15 @@ class LockServer {
   #space(key) {
     let space = this.#spaces.get(key);
     if (space === undefined) {
-      space = new Space(key, (idle) => { if (this.#spaces.get(key) === idle) this.#spaces.delete(key); });
+      space = new Space(key, this.#backendLocks(key), (idle) => { if (this.#spaces.get(key) === idle) this.#spaces.delete(key); });
       this.#spaces.set(key, space);
     }
     return space;
+  }
+
+  #backendLocks(key) {
+    if (this.options.backend === 'process') return processLocks();
+    return this.#machineLocks(key, this.options.machineFolder === undefined ? {} : { folder: this.options.machineFolder });
   }
 
   newSession(key) {
@@ -206,7 +216,8 @@ function refuseUpgrade(socket, status) {
  * See docs/remote.md for every option and its default.
  */
 export function createLockServer(options) {
-  return new LockServer(options);
+  const checked = checkServerOptions(options);
+  return new LockServer(options, checked.backend === 'machine' ? machineLocks : null);
 }
 
 export { FenceError };

@@ -24,14 +24,17 @@ export function checkServerOptions(options = {}) {
   if (typeof authorize !== 'function') {
     throw new TypeError('createLockServer: `authorize(req)` is required: it returns the space key of an upgrade request (or null/false to refuse).');
   }
-  if (backend !== 'process') {
-    // 'machine' and { etcd } are in the issue's contract but not built yet (docs/remote.md, "Backends").
-    throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported yet: only 'process' (see docs/remote.md, "Backends").`);
+  if (backend !== 'process' && backend !== 'machine') {
+    // { etcd } is in the issue's contract but not built yet (docs/remote.md, "Backends").
+    throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported: 'process' or 'machine' (see docs/remote.md, "Backends").`);
+  }
+  if (options.machineFolder !== undefined && typeof options.machineFolder !== 'string') {
+    throw new TypeError('createLockServer: `machineFolder` is a folder path (default: the machine lock space\'s, docs/api.md).');
   }
   if (origins !== undefined && !Array.isArray(origins) && typeof origins !== 'function') {
     throw new TypeError('createLockServer: `origins` is an array of allowed origins or a function (origin, req) => boolean.');
   }
-  const checked = { authorize, backend, origins };
+  const checked = { authorize, backend, origins, machineFolder: options.machineFolder };
   for (const key of Object.keys(DEFAULTS)) checked[key] = positiveInteger(options, key);
   return checked;
 }

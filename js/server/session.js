@@ -18,8 +18,8 @@ export class Session {
     this.space = space;
     this.id = randomUUID();
     this.secret = randomBytes(18).toString('base64url');
-    this.clientId = randomUUID();
-    const client = space.newClient(this.clientId);
+    const client = space.newClient(randomUUID());
+    this.clientId = client.clientId; // as query() shows it (the machine backend names its own)
     this.locks = client.locks;
     this.closeClient = client.close;
     this.entries = new Map();    // client request id -> entry
@@ -100,12 +100,12 @@ export class Session {
 
   request(id, name, mode, wait) {
     const controller = wait === 'wait' ? new AbortController() : undefined;
-    const entry = { id, name, mode, state: 'pending', controller, grant: null, hold: null, told: false };
+    const entry = { id, name, mode, state: 'pending', controller, grant: null, hold: null, told: false, done: null };
     this.entries.set(id, entry);
     this.outstanding++;
     const options = { mode, ifAvailable: wait === 'no-wait', steal: wait === 'preempt' };
     if (controller !== undefined) options.signal = controller.signal;
-    this.locks.request(name, options, (lock) => this.granted(entry, lock)).then(
+    entry.done = this.locks.request(name, options, (lock) => this.granted(entry, lock)).then(
       () => this.settled(entry, null),
       (error) => this.settled(entry, error),
     );
@@ -268,10 +268,10 @@ export class Session {
     this.server.sessionEnded(this);
     // Locks under open tickets are released when their tickets close; the engine client closes
     // then (its close would release them at once). Waits pass through the abort above.
-    const tickets = [...this.entries.values()].flatMap((entry) => (entry.grant === null ? [] : [...entry.grant.tickets]));
-    Promise.all(tickets.map((ticket) => ticket.closed)).then(() => {
-      // The releases above land first (promise reactions); closing the client then ends the rest.
-      setImmediate(this.closeClient);
-    });
+    // The client closes once every request of it has settled: its locks released (after their
+    // open tickets) and its waits aborted, each through the LockManager as a release or an abort
+    // would be; closing the client first would end them all at once, tickets or not.
+    const settling = [...this.entries.values()].map((entry) => entry.done);
+    Promise.all(settling).then(() => setImmediate(this.closeClient));
   }
 }

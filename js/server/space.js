@@ -1,39 +1,36 @@
-// One space key's lock space on the server, backend 'process': an engine of this project in this
-// process (ordinary memory), one engine client per remote session, so the engine's queues, steal,
-// ifAvailable, abort, query() and its journal (observeLocks) serve the remote clients as they serve
-// contexts of one agent. Also the space's fencing state: the grants fence() can name, and the open
-// tickets that keep a lock from passing on.
-import { createLocalEngine } from '../engine/index.js';
-import { EngineBackend } from '../api/engine-backend.js';
-import { DeferredBackend } from '../api/local-backend.js';
-import { createLockManager } from '../api/lock-manager.js';
-import { engineSource } from '../api/engine-observer.js';
+// One space key's lock space on the server: its locks (the backend: process-locks.js or
+// machine-locks.js) and its fencing state: the grants fence() can name, and the open tickets that
+// keep a lock from passing on.
 
 export class Space {
-  /** @param {string} key  @param {(space: Space) => void} onIdle  called when nothing of it is left (the server forgets it) */
-  constructor(key, onIdle = () => {}) {
+  /**
+   * @param {string} key
+   * @param {{ newClient(clientId: string): any, source(): any, query(): Promise<any>, dispose(): void }} locks
+   * @param {(space: Space) => void} onIdle  called when nothing of it is left (the server forgets it)
+   */
+  constructor(key, locks, onIdle = () => {}) {
     this.key = key;
+    this.locks = locks;
     this.onIdle = onIdle;
-    this.clients = 0;               // engine clients not closed yet (a session's outlive it while tickets are open)
-    this.engine = createLocalEngine();
-    this.engine.catch(() => {});
+    this.clients = 0;               // clients not closed yet (a session's outlives it while its requests settle)
     this.sessions = new Set();
     this.observers = 0;             // lockServer.observeLocks callers on this space
     this.current = new Map();       // name -> Map(fencingToken -> grant): locks held now (fence() can name them)
     this.tickets = new Map();       // name -> Set of open tickets
   }
 
-  /** A new engine client for a session: its LockManager, and how to end it (agent termination). */
+  /** A new client for a session: { clientId, locks, close() } (close: agent termination, spec 2.6). */
   newClient(clientId) {
-    const backend = new DeferredBackend(clientId, this.engine.then((engine) => new EngineBackend(engine, clientId)));
+    const client = this.locks.newClient(clientId);
     this.clients++;
     let closed = false;
     return {
-      locks: createLockManager(backend),
+      clientId: client.clientId,
+      locks: client.locks,
       close: () => {
         if (closed) return;
         closed = true;
-        backend.start().then((target) => target.close(), () => {}).finally(() => {
+        Promise.resolve().then(client.close).catch(() => {}).finally(() => {
           this.clients--;
           this.checkIdle();
         });
@@ -43,18 +40,11 @@ export class Space {
 
   /** observeLocks's source (js/api/observe-locks.js) for this space. */
   source() {
-    return {
-      observe: (sink) => {
-        let stop = null;
-        let stopped = false;
-        this.engine.then((engine) => { if (!stopped) stop = engineSource(engine).observe(sink); }, () => {});
-        return () => { stopped = true; stop?.(); };
-      },
-    };
+    return this.locks.source();
   }
 
   query() {
-    return this.engine.then((engine) => engine.snapshot());
+    return this.locks.query();
   }
 
   /**
@@ -62,7 +52,10 @@ export class Space {
    * which must never run beside this one while a lock of this one is still held (under a ticket).
    */
   checkIdle() {
-    if (this.sessions.size === 0 && this.clients === 0 && this.observers === 0 && this.tickets.size === 0) this.onIdle(this);
+    if (this.sessions.size === 0 && this.clients === 0 && this.observers === 0 && this.tickets.size === 0) {
+      this.locks.dispose();
+      this.onIdle(this);
+    }
   }
 
   // ---- fencing ----
