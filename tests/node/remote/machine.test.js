@@ -15,30 +15,37 @@ import { until, hold, named } from './support.js';
 
 const script = new URL('./fixtures/machine-server.mjs', import.meta.url).pathname;
 
-function machineFolder(t) {
+/** A fresh machine lock space folder, and the server processes on it; all removed after the test (servers first). */
+function machineSetup(t) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-remote-'));
-  t.after(() => {
-    // The hubs this test started (one per space key) go with the folder.
+  const servers = [];
+  t.after(async () => {
+    // The servers first (a live one would start its hubs again), then the hubs they started.
+    await Promise.all(servers.map(async (child) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+    }));
     for (const file of fs.readdirSync(folder).filter((f) => f.endsWith('.pid'))) {
       try { process.kill(Number(fs.readFileSync(path.join(folder, file), 'utf8')), 'SIGKILL'); } catch { /* gone */ }
     }
     fs.rmSync(folder, { recursive: true, force: true });
   });
-  return folder;
-}
-
-async function serverProcess(t, folder) {
-  const env = { ...process.env, WEBLOCKS_MACHINE_DIR: folder, WEBLOCKS_MACHINE_IDLE_MS: '1500' };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'], env });
-  t.after(() => child.kill('SIGKILL'));
-  const [line] = await once(child.stdout, 'data');
-  return { child, url: (space) => `ws://127.0.0.1:${Number(String(line).trim())}/locks?space=${space}` };
+  const serverProcess = async () => {
+    const env = { ...process.env, WEBLOCKS_MACHINE_DIR: folder, WEBLOCKS_MACHINE_IDLE_MS: '1500' };
+    delete env.NODE_OPTIONS;
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    servers.push(child);
+    const [line] = await once(child.stdout, 'data');
+    return { child, url: (space) => `ws://127.0.0.1:${Number(String(line).trim())}/locks?space=${space}` };
+  };
+  return { folder, serverProcess };
 }
 
 test('two lock server processes (backend machine) share a space: exclusion, FIFO handoff with growing tokens, spaces apart, a SIGKILLed server releases its clients\' locks', async (t) => {
-  const folder = machineFolder(t);
-  const [one, two] = await Promise.all([serverProcess(t, folder), serverProcess(t, folder)]);
+  const { folder, serverProcess } = machineSetup(t);
+  const [one, two] = await Promise.all([serverProcess(), serverProcess()]);
   const clients = [];
   t.after(() => { for (const c of clients) c.close(); });
   const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
