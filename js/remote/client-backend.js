@@ -49,6 +49,7 @@ export class RemoteBackend {
     this.aborts = new Map();     // id -> resolve(removed)
     this.queries = new Map();    // id -> { resolve, reject }
     this.observers = new Map();  // id -> sink
+    this.observersStarted = new Set(); // ids whose sink has had its start
     this.retryMs = RETRY_FIRST_MS;
     this.retryTimer = null;
     this.lostSince = 0;
@@ -103,6 +104,7 @@ export class RemoteBackend {
         this.observers.set(id, sink);
         this.send({ t: C.observe, id });
         return () => {
+          this.observersStarted.delete(id);
           if (!this.observers.delete(id)) return;
           if (!this.closed) this.send({ t: C.unobserve, id });
           this.checkBusy();
@@ -254,7 +256,15 @@ export class RemoteBackend {
     if (typeof frame.a === 'number') this.acknowledged(frame.a);
     if (frame.t === S.ack) return;
     if (frame.t === S.observeStart) {
-      this.observers.get(frame.id)?.start(frame.snapshot);
+      const sink = this.observers.get(frame.id);
+      if (sink === undefined) return;
+      // A second start (after a resume: the pushes in between were lost) is a gap in the records:
+      // observeLocks reports the difference between the snapshots around it.
+      if (this.observersStarted.has(frame.id)) sink.changes([{ type: 'lost' }], frame.snapshot);
+      else {
+        this.observersStarted.add(frame.id);
+        sink.start(frame.snapshot);
+      }
       return;
     }
     if (frame.t === S.observeChanges) {

@@ -1,6 +1,7 @@
 // "weblocks-wasm/server": one lock space per space key, served to remote clients
 // (weblocks-wasm/remote) over WebSocket on the app's own HTTP server. docs/remote.md.
 import '../node/supported-node.js';
+import { timingSafeEqual } from 'node:crypto';
 import { WebSocketServer } from './load-ws.js';
 import { checkServerOptions } from './options.js';
 import { originAllowed } from './origin.js';
@@ -108,7 +109,7 @@ class LockServer {
 
   findSession(id, secret, key) {
     const session = typeof id === 'string' ? this.#sessions.get(id) : undefined;
-    if (session === undefined || session.ended || session.secret !== secret || session.space.key !== key) return null;
+    if (session === undefined || session.ended || session.space.key !== key || !sameSecret(session.secret, secret)) return null;
     return session;
   }
 
@@ -194,6 +195,14 @@ class LockServer {
     for (const session of [...this.#sessions.values()]) session.end('server');
     await new Promise((resolve) => this.#wss.close(() => resolve()));
   }
+}
+
+/** Compares a resume's secret in constant time (it is all that stands between a session and a stranger). */
+function sameSecret(expected, given) {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function info(entry) {

@@ -125,3 +125,26 @@ test('a holder paused (SIGSTOP) past grace: the lock passes on; resumed (SIGCONT
   next.release();
   assert.equal((await next.done).ok, true);
 });
+
+test('observeLocks across a resume: changes made while the connection was down are reported once it is back (as a difference), nothing twice', async (t) => {
+  const { lockServer, port, manager } = await startServer(t, { pingInterval: 50, grace: 3_600_000 });
+  const proxy = await startStallProxy(t, port);
+  const watcher = createLockManager({ url: `ws://127.0.0.1:${proxy.port}/locks?space=s1` });
+  t.after(() => watcher.close());
+  const seen = [];
+  const stop = watcher.observeLocks((snapshot, changes) => seen.push(...changes));
+  const other = manager();
+  const first = hold(other, 'before');
+  await first.granted;
+  await until(() => seen.some((c) => c.type === 'granted' && c.name === 'before'), 'saw the first grant');
+  proxy.stall();
+  await until(() => lockServer.stats().detached === 1, 'the server lost the watcher\'s connection');
+  const second = hold(other, 'during');
+  await second.granted;
+  proxy.flow();
+  await until(() => seen.some((c) => c.type === 'granted' && c.name === 'during'), 'saw the grant made while it was away');
+  assert.equal(seen.filter((c) => c.type === 'granted' && c.name === 'before').length, 1, 'the lock held all along is not reported again');
+  stop();
+  first.release();
+  second.release();
+});
