@@ -14,9 +14,10 @@ export interface LockServerOptions {
   authorize(req: IncomingMessage): string | number | null | undefined | false | Promise<string | number | null | undefined | false>;
   /**
    * Where the locks live: 'process' (default), one engine per space key in this process; 'machine', each space key a
-   * machine lock space, shared by every lock server process on this host.
+   * machine lock space, shared by every lock server process on this host; { etcd }, each space key an etcd lock space
+   * (under `namespace`), shared by lock servers on any machines.
    */
-  backend?: 'process' | 'machine';
+  backend?: 'process' | 'machine' | { etcd: { hosts: string[] | string; namespace?: string; leaseTtl?: number; keepAliveInterval?: number; callTimeout?: number; etcd3Options?: Record<string, unknown> } };
   /** For backend 'machine': the machine lock space folder (default as weblocks-wasm/machine's). */
   machineFolder?: string;
   /** ms between the server's WebSocket pings (default 5000); a ping unanswered by the next one loses the connection. */

@@ -8,6 +8,9 @@ import { originAllowed } from './origin.js';
 import { Space } from './space.js';
 import { processLocks } from './process-locks.js';
 import { machineLocks } from './machine-locks.js';
+// (By a specifier in a variable: js/etcd stays out of tsconfig.checkjs.json's program, as before.)
+const ETCD_LOCKS = './etcd-locks.js';
+const { etcdLocks } = await import(ETCD_LOCKS);
 import { Session } from './session.js';
 import { Connection } from './connection.js';
 import { FenceError, lockOfRequest, openTicket } from './fence.js';
@@ -26,11 +29,8 @@ class LockServer {
   #closed = false;
   #lost = 0;               // connections lost to an unanswered ping, since start
 
-  #machineLocks;
-
-  constructor(options, machineLocks = null) {
+  constructor(options) {
     this.options = checkServerOptions(options);
-    this.#machineLocks = machineLocks;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false });
     this.#pinger = setInterval(() => { for (const c of this.#connections) c.ping(); }, this.options.pingInterval);
     this.#pinger.unref();
@@ -93,8 +93,10 @@ class LockServer {
   }
 
   #backendLocks(key) {
-    if (this.options.backend === 'process') return processLocks();
-    return this.#machineLocks(key, this.options.machineFolder === undefined ? {} : { folder: this.options.machineFolder });
+    const { backend } = this.options;
+    if (backend === 'process') return processLocks();
+    if (backend === 'machine') return machineLocks(key, this.options.machineFolder === undefined ? {} : { folder: this.options.machineFolder });
+    return etcdLocks(key, backend.etcd);
   }
 
   newSession(key) {
@@ -225,8 +227,7 @@ function refuseUpgrade(socket, status) {
  * See docs/remote.md for every option and its default.
  */
 export function createLockServer(options) {
-  const checked = checkServerOptions(options);
-  return new LockServer(options, checked.backend === 'machine' ? machineLocks : null);
+  return new LockServer(options);
 }
 
 export { FenceError };

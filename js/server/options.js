@@ -24,9 +24,9 @@ export function checkServerOptions(options = {}) {
   if (typeof authorize !== 'function') {
     throw new TypeError('createLockServer: `authorize(req)` is required: it returns the space key of an upgrade request (or null/false to refuse).');
   }
-  if (backend !== 'process' && backend !== 'machine') {
-    // { etcd } is in the issue's contract but not built yet (docs/remote.md, "Backends").
-    throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported: 'process' or 'machine' (see docs/remote.md, "Backends").`);
+  const etcd = backend !== null && typeof backend === 'object' && backend.etcd !== null && typeof backend.etcd === 'object';
+  if (backend !== 'process' && backend !== 'machine' && !etcd) {
+    throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported: 'process', 'machine' or { etcd: { hosts, namespace } } (see docs/remote.md, "Backends").`);
   }
   if (options.machineFolder !== undefined && typeof options.machineFolder !== 'string') {
     throw new TypeError('createLockServer: `machineFolder` is a folder path (default: the machine lock space\'s, docs/api.md).');
