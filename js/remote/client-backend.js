@@ -208,7 +208,7 @@ export class RemoteBackend {
 
   closedBy(code, opened, status) {
     if (this.closed) return;
-    if (code === CLOSE.sessionGone || (code >= 4000 && code < 5000) || code === CLOSE.serverClosing || code === 1009) {
+    if (code === CLOSE.sessionGone || (code >= 4000 && code < 5000) || code === CLOSE.serverClosing || code === CLOSE.serverError || code === 1009) {
       // The server ended the session: everything of it is gone.
       this.session = null;
       this.endSession(lostWhy(code), 'AbortError');

@@ -48,6 +48,7 @@ export const CLOSE = Object.freeze({
   sessionGone: 4004,      // resume of a session the server no longer has (grace ran out, or never had)
   notReading: 4005,       // the client left too many frames unacknowledged
   serverClosing: 1001,    // the lock server is closing (going away)
+  serverError: 1011,      // the lock server could not start a session (its backend refused: see the server's warnings)
   clientClosing: 1000,    // the client's close(): its locks are released at once
 });
 

@@ -150,7 +150,16 @@ export class Connection {
       session.attach(this, resume.received, true);
       return;
     }
-    const session = this.server.newSession(this.space);
+    let session;
+    try {
+      session = this.server.newSession(this.space);
+    } catch (error) {
+      // The backend could not take a client (a machine folder refused, etcd options): this
+      // connection is closed with 1011 and the server says why; nothing else is affected.
+      process.emitWarning(`weblocks-wasm lock server: a session could not start: ${error?.message ?? error}`, { code: 'WEBLOCKS_REMOTE_SESSION' });
+      this.refuse('serverError', 'the lock server could not start a session');
+      return;
+    }
     if (typeof session === 'string') {
       this.refuse(session, 'too many connections');
       return;

@@ -1,4 +1,5 @@
 // createLockServer's options, checked once, with their documented defaults (docs/remote.md).
+import { etcdOptions } from '../etcd/options.js';
 const DEFAULTS = Object.freeze({
   pingInterval: 5000,          // ms between the server's WebSocket pings; a ping unanswered by the next one loses the connection
   grace: 15000,                // ms a lost connection's session keeps its locks and queue places for a resume
@@ -28,6 +29,7 @@ export function checkServerOptions(options = {}) {
   if (backend !== 'process' && backend !== 'machine' && !etcd) {
     throw new TypeError(`createLockServer: backend ${JSON.stringify(backend)} is not supported: 'process', 'machine' or { etcd: { hosts, namespace } } (see docs/remote.md, "Backends").`);
   }
+  if (etcd) etcdOptions(backend.etcd); // its hosts and the rest, checked now rather than at the first client
   if (options.machineFolder !== undefined && typeof options.machineFolder !== 'string') {
     throw new TypeError('createLockServer: `machineFolder` is a folder path (default: the machine lock space\'s, docs/api.md).');
   }

@@ -157,3 +157,16 @@ test('a raw client that closes its socket while holding and waiting: its lock pa
   next.release();
   assert.equal((await next.done).ok, true);
 });
+
+test('a backend that cannot take a client (a machine folder whose socket path is too long): that connection closes with 1011, its request rejects at once, the server goes on', async (t) => {
+  const { manager, lockServer } = await startServer(t, { backend: 'machine', machineFolder: `/tmp/${'x'.repeat(200)}` });
+  const warnings = [];
+  const onWarning = (warning) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const locks = manager();
+  await assert.rejects(locks.request('x', () => {}), (error) => error.name === 'AbortError' && /1011/.test(error.message));
+  await until(() => warnings.some((w) => /could not start/.test(w)), 'the server says why');
+  assert.equal(lockServer.stats().sessions, 0);
+  await assert.rejects(manager().query(), { name: 'AbortError' }, 'and again for the next client: the server is still up');
+});
