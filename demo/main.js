@@ -35,7 +35,8 @@ app.replaceChildren(status.element, h('p', { class: 'muted' }, 'Claiming a name.
 
 // Shown when this tab's name lock is broken while it lives (see lib/context-name.js).
 const lostNotice = h('p', { class: 'status bad', hidden: true, dataset: { testid: 'lost-notice' } });
-const selfName = await claimContextName(locks, 'Tab', {
+// Remote contexts are named by their browser: one lock space holds several browsers' tabs.
+const selfName = await claimContextName(locks, implementation.kind === 'remote' ? describe().browser : 'Tab', {
   onLost: (error) => {
     lostNotice.hidden = false;
     lostNotice.textContent = `This tab's locks were broken while it was alive (${error.name}: ${error.message}). `
@@ -53,7 +54,9 @@ const timeline = new Timeline();
 const timelineView = createTimelineView({ timeline, selfName });
 const queues = createQueueView({ selfName });
 // The polyfill's observeLocks (js/browser/install.js): the live view is pushed, not re-read.
-const observeLocks = implementation.kind === 'polyfill' ? globalThis[Symbol.for('weblocks-wasm.observeLocks')] ?? null : null;
+// The remote lock manager's own observeLocks: the lock server pushes every browser's changes.
+const observeLocks = implementation.kind === 'polyfill' ? globalThis[Symbol.for('weblocks-wasm.observeLocks')] ?? null
+  : implementation.kind === 'remote' ? locks.observeLocks.bind(locks) : null;
 const view = new LockView({
   locks, selfName, observeLocks,
   onDeadlock: (change) => deadlock.report(change),
@@ -137,7 +140,7 @@ app.replaceChildren(
   lostNotice,
   h('section', { class: 'panel' }, h('h2', {}, 'Contexts'), contextList,
     h('button', { dataset: { testid: 'open-tab' }, onclick: () => window.open(location.href, '_blank') }, 'Open another tab'), ' ',
-    h('button', { dataset: { testid: 'start-worker' }, onclick: () => workers.start() }, 'Start a dedicated worker')),
+    implementation.kind === 'remote' ? '' : h('button', { dataset: { testid: 'start-worker' }, onclick: () => workers.start() }, 'Start a dedicated worker')),
   timelineView.element,
   h('div', { class: 'columns' }, queues.element, table.element),
   h('div', { class: 'columns' }, h('div', {}, controls.element, workers.element), h('div', {}, election.element, race.element, deadlock.element)),

@@ -10,6 +10,8 @@
 //            so this variant is served on loopback only)
 // Two ports, not two paths, because locks are per origin: a path prefix would share native locks
 // between the variants but not the polyfill's hub (its script URL would differ).
+// The demo's lock server (weblocks-wasm/server) answers WebSocket upgrades on /demo/locks of every
+// origin: pages opened with ?impl=remote, in any browser and on any device, share one lock space.
 // Only the folders the demo needs are reachable; the fake auth API of the refresh-token scenario
 // lives under /api/auth/.
 // Environment: PORT (default 8100; 0 = any free port), ISOLATED_PORT (default PORT + 1),
@@ -27,6 +29,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import sirv from 'sirv';
 import { createFakeAuthApi } from '../demo/server/fake-auth.mjs';
+import { createLockServer } from '../js/server/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLIC_PREFIXES = ['/demo/', '/js/', '/build/wasm/', '/build/dist/'];
@@ -150,13 +153,17 @@ export async function startDemoServer({ port = 8100, isolatedPort, host = 'loopb
     await Promise.all(plain.servers.map(closeServer));
     throw error;
   }
+  // One space for everybody (a demo has no users); the Origin check is the default: the page's own host.
+  const lockServer = createLockServer({ authorize: () => 'demo' });
+  for (const server of [...plain.servers, ...isolated.servers]) lockServer.attach(server, { path: '/demo/locks' });
   const loopbackUrl = urlOf(LOOPBACK, plain.port);
   return {
+    lockServer,
     loopbackUrl,
     plainUrl: loopbackUrl,
     insecureUrls: extraHosts.map((h) => urlOf(h, plain.port)),
     isolatedUrl: urlOf(LOOPBACK, isolated.port),
-    close: () => Promise.all([...plain.servers, ...isolated.servers].map(closeServer)),
+    close: () => Promise.all([lockServer.close(), ...[...plain.servers, ...isolated.servers].map(closeServer)]),
   };
 }
 
@@ -175,6 +182,7 @@ function printUrls({ loopbackUrl, insecureUrls, isolatedUrl }, host) {
   console.log(`    ${loopbackUrl}`);
   console.log(`    ${isolatedUrl}   (cross-origin isolated variant: COOP + COEP)`);
   console.log('  add ?impl=polyfill to force this project\'s polyfill where the browser has native locks');
+  console.log('  add ?impl=remote to share one lock space with every browser and device that opens it (the lock server)');
   console.log('Ctrl+C to stop.');
 }
 

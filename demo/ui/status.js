@@ -9,7 +9,7 @@ export function createStatusLine({ describe, requested, error }) {
   };
   const text = h('span', { dataset: { testid: 'implementation' } });
   const element = h('p', { class: 'status' }, h('strong', {}, 'Running on: '), text, h('br'),
-    h('span', { class: 'switches' }, 'Switch: ', link('auto', 'automatic'), ' · ', link('native', 'native'), ' · ', link('polyfill', 'force the polyfill'),
+    h('span', { class: 'switches' }, 'Switch: ', link('auto', 'automatic'), ' · ', link('native', 'native'), ' · ', link('polyfill', 'force the polyfill'), ' · ', link('remote', 'across browsers (lock server)'),
       ' (every context must use the same one: native locks and the polyfill are separate lock spaces)'));
 
   function refresh() {
@@ -24,6 +24,8 @@ export function createStatusLine({ describe, requested, error }) {
     text.dataset.hub = facts.hubState ?? '';
     const parts = facts.kind === 'native'
       ? ['native navigator.locks (the browser\'s own)']
+      : facts.kind === 'remote'
+        ? [`the demo server's lock server (weblocks-wasm/remote): one lock space for every browser and device that opens ?impl=remote; this is ${facts.browser}`]
       : ['polyfill (weblocks-wasm)', `hub: ${facts.hub}`,
         'engine memory: not shared with this context (the engine lives in the hub; contexts reach it over MessagePorts)'];
     parts.push(`page ${facts.crossOriginIsolated ? 'is' : 'is not'} cross-origin isolated`, `native locks ${facts.nativeAvailable ? 'available' : 'absent'} here`);

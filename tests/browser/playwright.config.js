@@ -15,7 +15,8 @@ import { CHROMIUM_RESOLVER_ARG } from '../support/insecure-origin.mjs';
 // origin of the Firefox and WebKit runs cannot be). hub-load: its flood's honest tabs hold the lock
 // over a 1 ms timer, which Firefox clamps to 1 s in a background tab (3-6 handoffs in 4 s there);
 // its cases passed in Firefox and WebKit too. Its byte-quota case runs in the three (hub-quota).
-const CHROMIUM_ONLY = ['chaos.spec.js', 'protocol-fuzz.spec.js', 'demo.spec.js', 'frozen.spec.js', 'contexts.spec.js', 'busy-terminated.spec.js', 'hub-load.spec.js'];
+// remote-engines: it launches Firefox and WebKit itself beside the project's Chromium (one lock server, three engines at once).
+const CHROMIUM_ONLY = ['chaos.spec.js', 'protocol-fuzz.spec.js', 'demo.spec.js', 'frozen.spec.js', 'contexts.spec.js', 'busy-terminated.spec.js', 'hub-load.spec.js', 'remote-engines.spec.js'];
 
 export default defineConfig({
   testDir: '.',

@@ -526,6 +526,39 @@ const APPS = {
     }
     return `Node ${process.version} and 24: --import weblocks-wasm/register-machine, a forked child's lock excludes this process and comes here when the child is SIGKILLed; the hub started from the installed package`;
   },
+  // The lock server and its clients from the installed package: the server on Node 20; Node
+  // clients on Node 20 and 24, Bun and Deno; a page bundled by esbuild in Chromium on the insecure
+  // origin, excluded by a Node client's lock (docs/remote.md).
+  'node-remote': async (work, tarball) => {
+    const dir = await makeApp(work, tarball, 'node-remote', { tools: ['ws@8.23.0', ...TOOLS.esbuild], scripts: { build: 'esbuild page/main.js --bundle --format=esm --outfile=dist/main.js' } });
+    await run('npm', ['run', 'build'], { cwd: dir });
+    const server = spawn(process.execPath, ['server.mjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = Number(String(await new Promise((resolve) => server.stdout.once('data', resolve))).trim());
+      const url = `ws://127.0.0.1:${port}/locks`;
+      const expected = JSON.stringify({ whileHeld: null, after: 'app', fenced: true, header: 'app' });
+      for (const [runtime, command] of [[`Node ${process.version}`, [process.execPath]], ['Node 24', [NODE24]], ['Bun', [BUN]], ['Deno', [DENO, 'run', '-A']]]) {
+        const { stdout } = await run(command[0], [...command.slice(1), 'client.mjs', url], { cwd: dir, timeout: 60_000 });
+        check(JSON.stringify(lastJson(stdout)) === expected, `${runtime}: ${stdout}`);
+      }
+      const context = await (await browser()).newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`http://${INSECURE_HOST}:${port}/`);
+        await page.waitForFunction(() => window.appReady === true);
+        const token = await page.evaluate(() => window.take('page'));
+        check(Number.isSafeInteger(token), `the page's lock has no fencing token: ${token}`);
+        const { stdout } = await run(process.execPath, ['-e', `import('weblocks-wasm/remote').then(async ({ createLockManager }) => console.log(JSON.stringify(await createLockManager({ url: '${url}' }).request('page', { ifAvailable: true }, (l) => l === null ? 'held elsewhere' : 'granted'))))`], { cwd: dir });
+        check(lastJson(stdout) === 'held elsewhere', `a Node client got the page's lock: ${stdout}`);
+        await page.evaluate(() => window.release());
+      } finally {
+        await context.close();
+      }
+    } finally {
+      server.kill();
+    }
+    return `the lock server on Node ${process.version}; Node ${process.version} and 24, Bun and Deno clients exclude each other and end by themselves; an esbuild bundle in Chromium (insecure origin) holds a lock a Node client cannot take`;
+  },
   'node-cjs': async (work, tarball) => {
     const dir = await makeApp(work, tarball, 'node-cjs', {});
     const expected = JSON.stringify({ name: 'app', excluded: true, same: true });

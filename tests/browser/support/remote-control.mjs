@@ -33,7 +33,11 @@ export class RemoteControl {
   attach(server) {
     server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url, 'http://host');
-      if (url.pathname !== '/__remote') { socket.destroy(); return; }
+      if (url.pathname !== '/__remote') {
+        // Another listener's (the demo's lock server): left to it; an upgrade nobody serves is refused.
+        if (server.listenerCount('upgrade') === 1) socket.destroy();
+        return;
+      }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(url.searchParams.get('tab'), ws));
     });
   }

@@ -1,0 +1,174 @@
+// One WebSocket connection to the lock server: the hello that opens or resumes a session, every
+// later frame checked before it reaches the session, and the end of the connection (a close ends
+// the session at once; a lost connection, found by the pings, leaves it to its grace).
+import { C, CLOSE } from '../remote/protocol.js';
+
+const WAITS = new Set(['wait', 'no-wait', 'preempt']);
+const MODES = new Set(['exclusive', 'shared']);
+const OPEN = 1; // WebSocket.OPEN
+
+export class Connection {
+  constructor(server, socket, space) {
+    this.server = server;
+    this.socket = socket;
+    this.space = space;
+    this.session = null;
+    this.awaitingPong = false;
+    this.dropped = false; // lost (pings) or superseded: its close must not end the session
+    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    socket.on('pong', () => { this.awaitingPong = false; });
+    socket.on('close', () => this.onClose());
+    socket.on('error', () => {}); // a 'close' follows
+  }
+
+  sendText(text) {
+    if (this.socket.readyState === OPEN) this.socket.send(text);
+  }
+
+  /** Called by the server's ping timer: false once the previous ping went unanswered. */
+  ping() {
+    if (this.awaitingPong) {
+      this.lost();
+      return;
+    }
+    this.awaitingPong = true;
+    try { this.socket.ping(); } catch { /* closing */ }
+  }
+
+  /** No pong: the connection is gone without a close. The session waits for its grace. */
+  lost() {
+    this.dropped = true;
+    this.socket.terminate();
+    this.session?.detach(this);
+    this.server.connectionLost();
+    this.server.connectionGone(this);
+  }
+
+  /** A resume on another connection took the session. */
+  supersede() {
+    this.dropped = true;
+    this.session = null;
+    this.socket.terminate();
+  }
+
+  /** Refuses this connection (docs/remote.md, "Close codes"): the session ends with it. */
+  refuse(code, reason) {
+    const session = this.session;
+    this.dropped = true;
+    this.session = null;
+    try { this.socket.close(CLOSE[code], reason.slice(0, 120)); } catch { this.socket.terminate(); }
+    session?.end('refused');
+    this.server.connectionGone(this);
+  }
+
+  onClose() {
+    this.server.connectionGone(this);
+    if (this.dropped) return;
+    this.session?.end('closed');
+  }
+
+  onMessage(data, isBinary) {
+    if (this.dropped) return;
+    this.awaitingPong = false; // anything heard proves the connection
+    let frame;
+    try {
+      if (isBinary) throw new Error('binary');
+      frame = JSON.parse(data.toString());
+    } catch {
+      this.refuse('malformed', 'not a JSON text frame');
+      return;
+    }
+    if (frame === null || typeof frame !== 'object' || typeof frame.t !== 'string') {
+      this.refuse('malformed', 'a frame is an object with a type');
+      return;
+    }
+    if (this.session === null) {
+      this.hello(frame);
+      return;
+    }
+    const session = this.session;
+    if (!seq(frame.a) || frame.a > session.sent) {
+      this.refuse('malformed', 'bad acknowledgement');
+      return;
+    }
+    session.acknowledged(frame.a);
+    if (frame.t === C.ack) return;
+    if (!seq(frame.s) || frame.s > session.received + 1) {
+      this.refuse('malformed', 'bad sequence number');
+      return;
+    }
+    if (frame.s <= session.received) return; // sent again after a resume: already acted on
+    const problem = this.check(frame, session);
+    if (problem !== null) {
+      this.refuse(problem[0], problem[1]);
+      return;
+    }
+    session.receive(frame);
+    if ((frame.t === C.request || frame.t === C.query) && session.outstanding >= this.server.options.maxOutstanding) {
+      // An honest burst gets a named refusal for the requests over the limit, never a lost connection.
+      session.refuseOverLimit(frame.id);
+      return;
+    }
+    switch (frame.t) {
+      case C.request: session.request(frame.id, frame.name, frame.mode, frame.wait); break;
+      case C.release: session.release(frame.id); break;
+      case C.abort: session.abort(frame.id); break;
+      case C.query: session.query(frame.id); break;
+      case C.observe: session.observe(frame.id); break;
+      case C.unobserve: session.unobserve(frame.id); break;
+    }
+  }
+
+  /** What is wrong with a frame, as [close code key, reason], or null. */
+  check(frame, session) {
+    if (!seq(frame.id)) return ['malformed', 'bad id'];
+    if (frame.t === C.observe && session.outstanding >= this.server.options.maxOutstanding) return ['tooManyRequests', 'too many outstanding requests'];
+    if (frame.t === C.request) {
+      if (session.entries.has(frame.id)) return ['malformed', 'request id in use'];
+      if (typeof frame.name !== 'string') return ['malformed', 'bad name'];
+      if (frame.name.length > this.server.options.maxNameLength) return ['nameTooLong', 'lock name too long'];
+      if (!MODES.has(frame.mode) || !WAITS.has(frame.wait)) return ['malformed', 'bad mode or wait'];
+      return null;
+    }
+    if (frame.t === C.release || frame.t === C.abort || frame.t === C.query || frame.t === C.observe || frame.t === C.unobserve) return null;
+    return ['malformed', 'unknown frame type'];
+  }
+
+  hello(frame) {
+    if (frame.t !== C.hello || frame.v !== 1) {
+      this.refuse('malformed', 'the first frame is a hello of protocol version 1');
+      return;
+    }
+    const resume = frame.resume;
+    if (resume !== undefined) {
+      const session = this.server.findSession(resume?.session, resume?.secret, this.space);
+      if (session === null || !seq(resume.received) || resume.received > session.sent) {
+        this.refuse('sessionGone', 'no such session (its grace ran out)');
+        return;
+      }
+      this.session = session;
+      session.attach(this, resume.received, true);
+      return;
+    }
+    let session;
+    try {
+      session = this.server.newSession(this.space);
+    } catch (error) {
+      // The backend could not take a client (a machine folder refused, etcd options): this
+      // connection is closed with 1011 and the server says why; nothing else is affected.
+      process.emitWarning(`weblocks-wasm lock server: a session could not start: ${error?.message ?? error}`, { code: 'WEBLOCKS_REMOTE_SESSION' });
+      this.refuse('serverError', 'the lock server could not start a session');
+      return;
+    }
+    if (typeof session === 'string') {
+      this.refuse(session, 'too many connections');
+      return;
+    }
+    this.session = session;
+    session.attach(this, 0, false);
+  }
+}
+
+function seq(value) {
+  return Number.isSafeInteger(value) && value >= 0;
+}

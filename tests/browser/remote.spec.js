@@ -1,0 +1,140 @@
+// weblocks-wasm/remote in every engine: pages on the insecure test name (http://weblocks.test:PORT,
+// mapped to loopback) and Node clients share one lock server mounted on the app's own HTTP server,
+// which also serves the pages and two fenced endpoints (the external exclusion check). Order is
+// proven by events (grants, query() snapshots, the server's stats), never by sleeps.
+import { test, expect } from './support/fixtures.js';
+import { startApp, openRemotePage, nodeLoop, hold, until, waiting, r } from './support/remote-app.js';
+
+const test2 = test.extend({
+  app: async ({ servers }, use) => {
+    let app = null;
+    await use(async (options) => (app = await startApp(servers, options)));
+    await app?.close();
+  },
+  openPage: async ({ session }, use) => {
+    await use((app, socketPath) => openRemotePage(session, app, socketPath));
+  },
+});
+
+test2('pages and Node clients loop exclusive sections through the fenced app endpoints: never two inside (external check)', async ({ app, openPage }) => {
+  const a = await app();
+  const [p1, p2] = [await openPage(a), await openPage(a)];
+  const nodes = [a.node(), a.node()];
+  await Promise.all([r(p1, 'loop', 'section', 12), r(p2, 'loop', 'section', 12), nodeLoop(a, nodes[0], 'section', 12), nodeLoop(a, nodes[1], 'section', 12)]);
+  expect(a.check).toEqual({ inside: 0, violations: 0, sections: 48, refused: 0 });
+});
+
+test2('FIFO across pages and Node clients; shared, ifAvailable, steal and signal between them', async ({ app, openPage }) => {
+  const a = await app();
+  const [p1, p2] = [await openPage(a), await openPage(a)];
+  const [n1, n2] = [a.node(), a.node()];
+  // FIFO: n1 holds; p1, n2, p2 queue in that order.
+  const first = hold(n1, 'fifo');
+  await first.granted;
+  const q1 = await r(p1, 'request', 'fifo');
+  await waiting(a, 'fifo', 1);
+  const q2 = hold(n2, 'fifo');
+  await waiting(a, 'fifo', 2);
+  const q3 = await r(p2, 'request', 'fifo');
+  await waiting(a, 'fifo', 3);
+  first.release();
+  const g1 = await r(p1, 'granted', q1);
+  expect(await r(p2, 'state', q3)).toBe('pending');
+  r(p1, 'release', q1);
+  const g2 = await q2.granted;
+  expect(g2.fencingToken).toBeGreaterThan(g1.fencingToken);
+  q2.release();
+  const g3 = await r(p2, 'granted', q3);
+  expect(g3.fencingToken).toBeGreaterThan(g2.fencingToken);
+  await r(p2, 'release', q3);
+  expect(await r(p2, 'settled', q3)).toMatchObject({ ok: true });
+
+  // Shared: a page and a Node client hold at once.
+  const s1 = hold(n1, 'rw', { mode: 'shared' });
+  await s1.granted;
+  const s2 = await r(p1, 'request', 'rw', { mode: 'shared' });
+  expect((await r(p1, 'granted', s2)).mode).toBe('shared');
+  expect((await a.lockServer.query('app')).held.filter((l) => l.name === 'rw')).toHaveLength(2);
+  // ifAvailable from a page while shared holders hold: an exclusive one gets null, the queue untouched.
+  const ia = await r(p2, 'request', 'rw', { ifAvailable: true });
+  expect(await r(p2, 'granted', ia)).toBeNull();
+  expect(await r(p2, 'settled', ia)).toEqual({ ok: true, value: 'no-lock' });
+  s1.release();
+  await r(p1, 'release', s2);
+
+  // Steal: a page takes a Node client's lock; the Node request rejects with an AbortError.
+  const victim = hold(n2, 'steal');
+  await victim.granted;
+  const thief = await r(p1, 'request', 'steal', { steal: true });
+  await r(p1, 'granted', thief);
+  expect(await victim.done).toMatchObject({ ok: false, name: 'AbortError' });
+  // Signal: a Node waiter behind the page aborts; the page's release then grants nobody else.
+  const controller = new AbortController();
+  const aborted = hold(n1, 'steal', { signal: controller.signal });
+  await waiting(a, 'steal', 1);
+  controller.abort();
+  expect(await aborted.done).toMatchObject({ ok: false, name: 'AbortError' });
+  await waiting(a, 'steal', 0);
+  await r(p1, 'release', thief);
+  expect(await r(p1, 'settled', thief)).toMatchObject({ ok: true });
+});
+
+test2('query() and observeLocks in a page show every client of its space (pages and Node) and nothing of another space', async ({ app, openPage }) => {
+  const a = await app();
+  const page = await openPage(a, '/locks?space=team');
+  const mate = a.node('team');
+  const stranger = a.node('other');
+  await r(page, 'observe');
+  const mine = await r(page, 'request', 'doc');
+  await r(page, 'granted', mine);
+  const theirs = hold(stranger, 'doc');
+  await theirs.granted; // same name, another space: granted at once
+  const queued = hold(mate, 'doc');
+  const state = await until(async () => { const s = await r(page, 'query'); return s.pending.length === 1 && s; }, 'the mate waits');
+  expect(state.held).toHaveLength(1);
+  const strangerId = (await a.lockServer.query('other')).held[0].clientId;
+  expect([...state.held, ...state.pending].map((l) => l.clientId)).not.toContain(strangerId);
+  const seen = await until(async () => { const c = await r(page, 'observed'); return c.some((x) => x.type === 'requested' && x.clientId === state.pending[0].clientId) && c; }, 'observed the mate');
+  expect(seen.map((c) => c.clientId)).not.toContain(strangerId);
+  await r(page, 'release', mine);
+  await queued.granted;
+  queued.release();
+  theirs.release();
+});
+
+test2('a crashed tab\'s lock passes to the next waiter (its socket closes; pings and grace are an hour)', async ({ app, openPage, crashTab }) => {
+  const a = await app();
+  const page = await openPage(a);
+  const held = await r(page, 'request', 'crash');
+  await r(page, 'granted', held);
+  const next = hold(a.node(), 'crash');
+  await waiting(a, 'crash', 1);
+  await crashTab(page);
+  await next.granted;
+  next.release();
+  expect(await next.done).toMatchObject({ ok: true });
+});
+
+test2('a busy tab (its page script blocked) keeps its lock: the browser answers the server\'s pings by itself', async ({ app, openPage }) => {
+  const a = await app({ pingInterval: 100, grace: 200 });
+  const page = await openPage(a);
+  const held = await r(page, 'request', 'busy');
+  await r(page, 'granted', held);
+  const [{ clientId }] = (await a.lockServer.query('app')).held;
+  const pingsBefore = a.lockServer.stats();
+  // Twenty ping intervals (ten graces) without the page's script running.
+  await page.evaluate(() => { const end = Date.now() + 2000; while (Date.now() < end) { /* busy */ } return true; });
+  expect(a.lockServer.stats().lost).toBe(pingsBefore.lost);
+  expect((await a.lockServer.query('app')).held.map((l) => l.clientId)).toEqual([clientId]);
+  await r(page, 'release', held);
+  expect(await r(page, 'settled', held)).toMatchObject({ ok: true });
+});
+
+test2('a page refused by authorize (or from another origin) rejects its requests at once with a named error', async ({ app, openPage }) => {
+  const a = await app({ authorize: (req) => (new URL(req.url, 'http://any').searchParams.get('space') === 'no' ? false : 'app') });
+  const page = await openPage(a, '/locks?space=no');
+  const id = await r(page, 'request', 'x');
+  const outcome = await r(page, 'settled', id);
+  expect(outcome.ok).toBe(false);
+  expect(['NetworkError', 'NotAllowedError']).toContain(outcome.name);
+});
