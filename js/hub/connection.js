@@ -44,6 +44,16 @@ export class Connection {
     this.hub.sendTo(this, message);
   }
 
+  /** Posts the messages gathered for a batch (Hub.sendTo) now: what is posted next comes after them. */
+  flush() {
+    this.hub.flushRun();
+  }
+
+  /** Posts `message` at once, unbatched; throws what postMessage throws (a query's answer says so). @param {HubMessage} message */
+  postNow(message) {
+    this.port.postMessage(message);
+  }
+
   /** @param {HubMessage} message */
   post(message) {
     try {

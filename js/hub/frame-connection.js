@@ -25,4 +25,9 @@ export class FrameConnection extends Connection {
   post(message) {
     this.parent.post(message);
   }
+
+  /** @param {HubMessage} message */
+  postNow(message) {
+    this.parent.postNow(message);
+  }
 }
