@@ -8,7 +8,7 @@
 //     promise rejects with an AbortError once the page is back).
 //   - Chromium lets it in and keeps its locks until another context uses the lock space, which
 //     evicts the page. The polyfill releases on `pagehide` instead (a frozen page cannot be asked)
-//     and registers its waiting requests again on `pageshow` (hub-backend.js pageHidden).
+//     and registers its waiting requests again on `pageshow` (context-liveness.js pageHidden).
 import { Outstanding } from './outstanding.js';
 import { markerMessage } from '../hub/protocol.js';
 import { sharedWorkerSays } from './shared-worker-busy.js';

@@ -17,7 +17,7 @@ export class ContextLiveness extends HubLossWatch {
    * the hub itself (Chromium, fresh profile: the hub's script ran 49-86 ms after `new SharedWorker`
    * with the sentinel started at request(), 23-40 ms after without). Nothing waits for the
    * sentinel: until it has answered once, the hub never declares the context dead for silence
-   * (js/hub/hub.js silenceProvesNothing), a crashed window goes by its alive database, and a held
+   * (js/hub/liveness-judge.js silenceProvesNothing), a crashed window goes by its alive database, and a held
    * marker speaks for us after a hub loss (vouch); docs/browser.md, Liveness.
    */
   sendSentinelSoon(delay = this.awaitsAnswer() ? this.liveness.SENTINEL_START_LATEST : null) {

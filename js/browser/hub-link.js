@@ -99,7 +99,7 @@ export class HubLink {
     this.onMessage = (event) => {
       const data = event.data;
       if (data?.t !== H.batch || !Array.isArray(data.m)) { this.receive(data); return; }
-      // Consecutive messages of one task of the hub (hub.js sendTo), in order; the rest of them is
+      // Consecutive messages of one task of the hub (hub-transport.js sendTo), in order; the rest of them is
       // moot once one of them made us leave this port.
       const port = this.port;
       for (const message of data.m) {

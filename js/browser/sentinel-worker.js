@@ -13,7 +13,7 @@
 // clientId } while it holds or waits under that hub, else null). When its hub has gone silent
 // and a new hub announces itself on the hub's channel (`channel`, `started`), the sentinel says
 // `{ t: hadHub, hubId, clientId }` there every `every` ms until its context has re-registered:
-// the new hub keeps its reclaim window open while it hears that (js/hub/hub.js survivorAlive), so
+// the new hub keeps its reclaim window open while it hears that (js/hub/reclaim-window.js survivorAlive), so
 // a context busy in a long task when its hub died still takes its locks back.
 let hubPort = null;
 /** @type {any} a timer: a number in workers, a Timeout under Node's types */

@@ -28,7 +28,7 @@ import { C, H, LIVENESS, ANNOUNCE } from '../hub/protocol.js';
  * worker's thread is stuck for good (measured with Firefox ESR 153: 6 of 24 test runs creating 24
  * workers each, 2 in 55 runs of a single iframe worker; none in 192 workers without a sentinel;
  * blob: and data: URLs alike). A Firefox dedicated worker therefore has no sentinel: the context
- * that created it vouches for it at the hub instead (js/hub/hub.js vouchedFor). Firefox windows
+ * that created it vouches for it at the hub instead (js/hub/liveness-judge.js vouchedFor). Firefox windows
  * keep theirs. A user-agent check: no feature reveals the bug.
  */
 function isFirefox(scope) {

@@ -16,7 +16,7 @@ export class PendingQueries {
 
   has(call) { return this.calls.has(call); }
 
-  /** `made`: where the query() call stands among the context's calls (hub-backend.js askAgain). */
+  /** `made`: where the query() call stands among the context's calls (hub-link.js askAgain). */
   add(call, resolve, reject, made = 0) {
     this.calls.set(call, { resolve, reject, held: [], pending: [], lastProgress: this.now(), made });
   }

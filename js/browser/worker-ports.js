@@ -66,7 +66,7 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
   }
   /**
    * The creator vouches at the hub for a worker of its own that has no sentinel (a silent one is
-   * busy, not gone: js/hub/hub.js vouchedFor); once it terminated the worker it stops vouching,
+   * busy, not gone: js/hub/liveness-judge.js vouchedFor); once it terminated the worker it stops vouching,
    * and the heartbeat decides when the worker's locks go (a busy worker may run on a while after
    * terminate(): the hub must not grant its lock while it still runs).
    */

@@ -13,7 +13,7 @@
 // beyond that, a burst (a flood) goes through the inboxes. A connection with `maxQueued` messages
 // waiting sends faster than its share can serve and ignores flow control (js/browser/flow.js
 // never has that many unhandled): `full(conn)` says so, and the hub stops reading that connection
-// (hub.js cut). What it had filed is still handled in its turn, and it keeps its locks.
+// (hub-transport.js cut). What it had filed is still handled in its turn, and it keeps its locks.
 
 export class FairInbox {
   /**
@@ -65,7 +65,7 @@ export class FairInbox {
     this.schedule();
   }
 
-  /** Whether `conn` has as many messages waiting as it may (hub.js cut). */
+  /** Whether `conn` has as many messages waiting as it may (hub-transport.js cut). */
   full(conn) {
     return this.pending(conn) >= this.maxQueued;
   }

@@ -3,8 +3,9 @@
 // deletes every marker not opened under itself: a delete completes once nobody holds that marker
 // open (its context died, or re-registered and dropped it), and waits while its context lives.
 // Those opened under a hub this one succeeds after a loss (succession.js lostHubIds) are waited
-// for: hub.js keeps its reclaim window open while any of their deletes waits, so the lock of a
-// context busy in a long task since the loss goes to nobody else, however long the task runs.
+// for: the hub keeps its reclaim window (reclaim-window.js) open while any of their deletes
+// waits, so the lock of a context busy in a long task since the loss goes to nobody else, however
+// long the task runs.
 import { heldMarkerHub } from './protocol.js';
 
 /**

@@ -57,7 +57,7 @@ export class LockCore {
       this.log('warn', `rejected a message from ${conn.clientId ?? 'an unregistered client'} (${reason}): ${shown} [${conn.rejections} rejected]`);
     }
   }
-  /** New requests (and queries) wait (a reclaim window, the start-up hold: hub.js says when). */
+  /** New requests (and queries) wait (a reclaim window, the start-up hold: hub-handshake.js says when). */
   holdingBack() {
     return false;
   }

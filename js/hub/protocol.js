@@ -17,14 +17,14 @@
  * 9: a hello carries the messages its context sends right after it (`then`: its first requests),
  * handled in the hello's turn, and may ask for batches (`batch: true`): what the hub sends it in one
  * task comes as one H.batch. A page reads each message in a task of its own, between the tasks of
- * its own load, so its first grant came two or three tasks after its request (hub.js sendTo). A
+ * its own load, so its first grant came two or three tasks after its request (hub-transport.js sendTo). A
  * hub of version 8 refuses such a hello with its own version, which the context names (hub-backend.js).
  * 10: a hello's reclaim entry may be an ifAvailable request whose answer was lost with the hub
  * (`wait: 'no-wait'`, never held): the new hub answers it, after the reclaim window (before, the
  * context answered "not available" itself, even for a free lock).
  * 11: same-origin frames of one page share their embedder's connection (js/browser/frame-backend.js):
  * a request, release, abort, adopt or ended may name the frame it is for (`as`: the frame's
- * clientId), the hub keeps each frame as a client of its own (hub.js frameOf), and C.left ends one.
+ * clientId), the hub keeps each frame as a client of its own (hub-transport.js frameOf), and C.left ends one.
  * One port keeps the order in which the frames made their calls (spec 3.2.2): no engine delivers
  * several ports' messages in the order they were posted (docs/browser.md, "Order across frames").
  */
@@ -55,7 +55,7 @@ export const LIMITS = Object.freeze({
   requestOverhead: REQUEST_OVERHEAD,
   queriesPerClient: 4,        // queries a client may have waiting at the hub at once
   helloThen: 32,              // messages a hello may carry (C.hello `then`), handled in its turn
-  survivors: 10_000,          // survivors of a lost hub a new hub waits for (hub.js survivorAlive)
+  survivors: 10_000,          // survivors of a lost hub a new hub waits for (reclaim-window.js survivorAlive)
   // query() answers (js/hub/snapshot-pieces.js): pieces of at most this many bytes; a state larger
   // than queryBytes is refused; a query with no piece for queryTimeout ms rejects (TimeoutError).
   snapshotPieceBytes: 1 << 20,
@@ -102,14 +102,14 @@ export const LIVENESS = Object.freeze({
   SURVIVOR_SAY_EVERY: 250,
   SURVIVOR_SILENT_AFTER: 2500,
   // A context starts its sentinel once its first request is answered, or this long after the
-  // hub's welcome when none has been (js/browser/hub-backend.js sendSentinelSoon).
+  // hub's welcome when none has been (js/browser/context-liveness.js sendSentinelSoon).
   SENTINEL_START_LATEST: 50,
   // The hub's echo to itself (hearing.js): unanswered for this long, the hub is deaf (it hears no
   // one, so no one's silence counts).
   ECHO_LATE: 100,
   IDENTITY_TIMEOUT: 5000,
   // A window's first hello went on the port it made as it loaded, to a hub that greeted that port
-  // then (js/browser/hub-backend.js attach): unanswered this long, the context asks which hub serves
+  // then (js/browser/hub-link.js attach): unanswered this long, the context asks which hub serves
   // the origin now (a fresh connection's greeting), as above. A hub that ran answers in
   // milliseconds; one that died since (the tab it ran in crashed) never does.
   EARLY_HUB_ANSWER_WAIT: 150,
@@ -199,7 +199,7 @@ export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }
                         //   created, numbered `worker` by this context (a worker may be adopted again: a new hub, a bucket)
   ended: 'ended',       // { t, worker, as? }: this context terminated its dedicated worker number `worker` (terminate())
                         //   long enough ago that it has stopped running (terminated-worker.js): it no longer vouches
-                        //   for the worker (hub.js vouchedFor), which goes unless its sentinel still answers
+                        //   for the worker (liveness-judge.js vouchedFor), which goes unless its sentinel still answers
   sentinel: 'sentinel', // { t } + a transferred MessagePort: the context's sentinel (js/hub/sentinels.js) answers pings for it
   sync: 'sync',         // { t, call }: flow control (FLOW): answered by synced once every message before it is handled
   alive: 'alive',       // { t, name }: this window holds the IndexedDB database `name` (ALIVE_PREFIX + id) open while it
@@ -232,14 +232,14 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
                                 //   state right after them (start: the first answer, records empty)
   deadlock: 'deadlock',         // { t, token, cycle }: this waiting request is in a certain deadlock (cycle: its members)
   batch: 'batch',               // { t, m: message[] }: consecutive messages of one task of the hub, in order, to a context
-                                //   whose hello said batch: true (hub.js sendTo); never nested
+                                //   whose hello said batch: true (hub-transport.js sendTo); never nested
 }));
 
 // ---- message shapes ----
 // One typedef per message type, each direction a union discriminated on `t`. They cost nothing at
 // run time (comments); `npx tsc -p tsconfig.checkjs.json` (scripts/test.sh) checks every place
 // that builds a message against them: the senders take a ContextMessage or a HubMessage
-// (js/browser/hub-backend.js send/toHub, js/browser/flow.js, js/hub/hub.js sendTo/post,
+// (js/browser/hub-link.js send/toHub, js/browser/flow.js, js/hub/hub-transport.js sendTo, connection.js post,
 // js/machine/frames.js encodeFrame), and messages posted on a raw port say `@satisfies`. What
 // arrives is still checked by the validators (validate-client.js, isHubMessage): a peer may lie.
 

@@ -62,7 +62,7 @@ export function resume(hub, conn, old, m) {
   /** @type {import('./protocol.js').Reclaimed[]} */
   const reclaimed = [];
   const grantedAgain = [];
-  const submitAfterWelcome = []; // (a grant must come after the welcome: hub.js hello)
+  const submitAfterWelcome = []; // (a grant must come after the welcome: hub-handshake.js hello)
   for (const entry of m.reclaim) {
     const owner = entry.as === undefined ? conn : hub.frameOf(conn, entry.as, true);
     if (owner === null) { reclaimed.push(entry.held ? 'stolen' : 'queued'); continue; }

@@ -27,7 +27,7 @@ import { OwnBoard, boardPath } from './loss-board.js';
 
 // The socket says when the hub is gone: silence alone never makes a client reconnect.
 const LIVENESS = { HUB_SILENT_AFTER: Infinity };
-const HELD = 1; // hub-backend.js: a granted request (any other state waits for the hub)
+const HELD = 1; // hub-link.js: a granted request (any other state waits for the hub)
 
 // Why a lock is gone when its holder re-registers it with the hub that closed its connection.
 const CLOSED_BY_HUB = 'The lock was released: the machine lock hub closed this thread\'s connection (see its log).';

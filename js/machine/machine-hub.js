@@ -33,7 +33,7 @@ const LIVENESS = { DEAD_AFTER: Infinity, PING_AFTER: Infinity, QUEUE_ORDER_BATCH
 // How often the threads of clients that have not reconnected since the last hub died are looked up.
 const ORPHAN_CHECK_MS = 20;
 
-const HELD = 1;    // (hub.js token states)
+const HELD = 1;    // (lock-core.js token states)
 const PENDING = 0;
 
 const hashKey = (key) => createHash('sha256').update(String(key)).digest('base64');
@@ -159,7 +159,7 @@ export class MachineHub extends Hub {
     this.journal.compactIfLarge(() => this.snapshot());
   }
 
-  // ---- hub.js hooks ----
+  // ---- lock-core.js hooks ----
 
   /** @param {HubConnection} conn */
   admit(conn, hello) {
