@@ -28,14 +28,6 @@ export class HubHandshake extends HubTransport {
     this.reclaimTimer = null;
   }
 
-  // What tests and diagnostics read of the window (reclaim-window.js).
-  get reclaimUntil() { return this.window.until; }
-  get reclaimStarted() { return this.window.started; }
-  get survivors() { return this.window.survivors; }
-  get heldMarkers() { return this.window.heldMarkers; }
-  get reclaimPending() { return this.window.pending; }
-  set reclaimPending(pending) { this.window.pending = pending; }
-
   /** The held markers are listed (held-markers.js): any whose context lives opens the reclaim window. */
   markersScanned() {
     if (this.window.markersScanned()) this.openReclaimWindow();

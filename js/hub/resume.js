@@ -7,9 +7,7 @@
 import { PROTOCOL_VERSION, H } from './protocol.js';
 import { requestCost } from './quota.js';
 
-const PENDING = 0;
-const HELD = 1;
-const DEFERRED = 2;
+import { PENDING, HELD, DEFERRED } from './lock-core.js';
 
 /**
  * `conn` (new port) takes over `old` (same clientId and key); `m` is its hello.
@@ -39,7 +37,7 @@ export function resume(hub, conn, old, m) {
   old.frames = null;
   const retarget = (list) => { for (const entry of list) if (entry[0] === old) entry[0] = conn; };
   retarget(hub.deferred);
-  retarget(hub.reclaimPending);
+  retarget(hub.window.pending);
   old.client = null;
   old.bytes = 0;
   old.tokens = new Map();
@@ -96,8 +94,7 @@ export function resume(hub, conn, old, m) {
       if (record.state === HELD) hub.engine.release(owner.client, record.id);
       else if (record.state === PENDING) hub.engine.abort(owner.client, record.id);
       else {
-        hub.deferred = hub.deferred.filter(([c, t]) => c !== owner || t !== token);
-        hub.reclaimPending = hub.reclaimPending.filter(([c, t]) => c !== owner || t !== token);
+        hub.unqueue(owner, token); // held back, or re-registered in the reclaim window
       }
     }
   }

@@ -98,11 +98,11 @@ test('a successor grants nothing while a context marked under the lost hub lives
   const { hub, raw, logged } = await successor(t, indexedDB, ['lost']);
   const newcomer = raw('newcomer');
   newcomer.send({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
-  await until(() => hub.reclaimStarted, 'the marker of a live context opened the reclaim window');
+  await until(() => hub.window.started, 'the marker of a live context opened the reclaim window');
   await eventually(async () => !(await names(indexedDB)).includes(gone), 'the dead context\'s marker was deleted');
   await new Promise((resolve) => setTimeout(resolve, 600)); // three reclaim windows
   assert.equal(newcomer.granted(), false, 'nothing was granted while the busy context may still hold x');
-  assert.deepEqual([...hub.heldMarkers], [heldMarkerName('lost', 'busy-context')], 'only the live context under the lost hub is waited for');
+  assert.deepEqual([...hub.window.heldMarkers], [heldMarkerName('lost', 'busy-context')], 'only the live context under the lost hub is waited for');
   assert.ok(logged.some((text) => /waits for 1 busy survivor/.test(text)), logged.join('\n'));
   busy.close(); // its context re-registered and dropped it, or died
   await until(() => newcomer.granted(), 'granted once the marker closed');
@@ -115,5 +115,5 @@ test('a successor whose lost hub left no live marker keeps only its start-up hol
   const newcomer = raw('newcomer');
   newcomer.send({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
   await until(() => newcomer.granted(), 'granted after the start-up hold');
-  assert.equal(hub.reclaimStarted, false);
+  assert.equal(hub.window.started, false);
 });

@@ -70,7 +70,7 @@ test('after a hub loss, waiters of several contexts are re-queued in their order
     await until(() => client.backend.hubId === 'second', `${client.backend.clientId} is on the new hub`);
     assert.equal(client.backend.stats.reconnects, hubs + 1);
   }
-  assert.ok(space.hub.reclaimUntil > 0, 'the reclaim window is open');
+  assert.ok(space.hub.window.until > 0, 'the reclaim window is open');
   // Everyone is back: close the window now, as its timer would.
   clearTimeout(space.hub.reclaimTimer);
   space.hub.closeReclaimWindow();
@@ -94,7 +94,7 @@ test('ifAvailable requests whose answers were lost with the hub are answered by 
   // The hub dies; b's two ifAvailable requests go to its dead port.
   await space.replaceHub({ hubId: 'second', liveness: { RECLAIM_WINDOW: 60_000 } });
   const answers = [];
-  const windowOpen = () => space.hub.now() < space.hub.reclaimUntil;
+  const windowOpen = () => space.hub.now() < space.hub.window.until;
   const onFree = b.locks.request('free', { ifAvailable: true }, (lock) => { answers.push(['free', lock?.name ?? null, windowOpen()]); return lock !== null; });
   const onHeld = b.locks.request('held-by-a', { ifAvailable: true }, (lock) => { answers.push(['held-by-a', lock?.name ?? null, windowOpen()]); return lock !== null; });
   const SENT = 0; // hub-backend.js: posted, unanswered
@@ -171,7 +171,7 @@ test('a hub relaunched on the surviving ports (WebKit) gets the holder and the w
   assert.ok(a.heard.includes('hub'));
   assert.equal(a.backend.stats.hubLosses, 1);
   assert.equal(b.backend.stats.hubLosses, 1);
-  assert.ok(space.hub.reclaimUntil > 0, 'the relaunched hub opened its reclaim window');
+  assert.ok(space.hub.window.until > 0, 'the relaunched hub opened its reclaim window');
   const c = space.client('c');
   const late = requestHandle(c.locks, 'x');
   await until(() => space.hub.deferred.length === 1, 'c\'s request is held back by the window');
@@ -206,7 +206,7 @@ test('a survivor whose relaunched port is deaf to it (WebKit: the greeting arriv
 
   await space.relaunchHub({ hubId: 'relaunched', liveness: { RECLAIM_WINDOW: 60_000 } }, { deafTo: [b] });
   await until(() => a.backend.hubId === 'relaunched' && b.backend.hubId === 'relaunched', 'a and b registered with the relaunched hub', 5_000);
-  assert.ok(space.hub.reclaimUntil > space.hub.now(), 'still inside the reclaim window');
+  assert.ok(space.hub.window.until > space.hub.now(), 'still inside the reclaim window');
   assert.equal(a.backend.stats.hubLosses, 1);
   assert.equal(b.backend.stats.hubLosses, 1, 'one hub loss for b: the relaunch, not a second one for its re-registration');
   const c = space.client('c');

@@ -124,7 +124,7 @@ const forgedClaim = { clientId: 'forger', lostHub: 'made-up', reclaim: [{ token:
 
 test('when the hub before this one ended with no clients, a forged had-hub answer and a hello claiming a lost hub hold no one\'s grants back', async (t) => {
   const { hub, raw, logged, announce } = await hubWithRaw(t, { predecessor: PREDECESSOR.none });
-  assert.equal(hub.reclaimUntil, 0, 'no start-up hold: no survivor can answer the announcement');
+  assert.equal(hub.window.until, 0, 'no start-up hold: no survivor can answer the announcement');
   announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'made-up' } });
   const forger = raw(forgedClaim);
   await until(() => forger.heard.some((m) => m.t === 'welcome'), 'the forger is welcomed');
@@ -132,7 +132,7 @@ test('when the hub before this one ended with no clients, a forged had-hub answe
   const honest = raw({ clientId: 'honest' });
   honest.send({ t: 'request', token: 1, name: 'free', mode: 'exclusive', wait: 'wait' });
   await until(() => honest.heard.some((m) => m.t === 'granted'), 'the honest request is granted');
-  assert.equal(hub.reclaimStarted, false);
+  assert.equal(hub.window.started, false);
   assert.ok(!logged.some((text) => /reclaim window open/.test(text)), 'no reclaim window was opened');
   assert.equal(logged.filter((text) => /claims a lost hub/.test(text)).length, 1, 'the refused claims are logged once');
 });
@@ -146,7 +146,7 @@ test('when the hub before this one ended with clients, a survivor\'s hello opens
     const newcomer = raw({ clientId: `newcomer-${predecessor}` });
     newcomer.send({ t: 'request', token: 1, name: 'other', mode: 'exclusive', wait: 'wait' });
     await until(() => newcomer.heard.some((m) => m.t === 'granted'), 'the newcomer is granted once the window closes');
-    assert.equal(hub.reclaimStarted, true);
+    assert.equal(hub.window.started, true);
     const closedAt = logged.findIndex((text) => /reclaim window closed: 0 waiting requests re-queued, 1 new ones admitted/.test(text));
     assert.ok(closedAt >= 0, `${predecessor}: the newcomer's request was held back by the window (${logged.join(' | ')})`);
   }
@@ -162,12 +162,12 @@ test('a survivor of a lost hub that is busy keeps the reclaim window open while 
   const saying = setInterval(say, 50);
   t.after(() => clearInterval(saying));
   await new Promise((resolve) => setTimeout(resolve, 900)); // three windows' worth
-  assert.ok(hub.now() < hub.reclaimUntil, 'the window is still open');
+  assert.ok(hub.now() < hub.window.until, 'the window is still open');
   assert.equal(waiter.heard.some((m) => m.t === 'granted'), false, 'the waiter is not granted the lock the busy survivor may hold');
   const busy = raw({ clientId: 'busy', lostHub: 'lost', reclaim: [{ token: 7, name: 'x', mode: 'exclusive', held: true, seq: null }] });
   await until(() => busy.heard.some((m) => m.t === 'welcome'), 'the survivor is welcomed');
   assert.deepEqual(busy.heard.find((m) => m.t === 'welcome').reclaimed, ['held'], 'it takes its lock back');
-  await until(() => hub.reclaimUntil === 0, 'the window closes once the survivor registered');
+  await until(() => hub.window.until === 0, 'the window closes once the survivor registered');
   assert.equal(waiter.heard.some((m) => m.t === 'granted'), false, 'the waiter waits behind it');
   busy.send({ t: 'release', token: 7 });
   await until(() => waiter.heard.some((m) => m.t === 'granted'), 'the waiter is granted after the release');
@@ -182,7 +182,7 @@ test('a survivor whose sentinel falls silent (its context died) holds the window
   await until(() => waiter.heard.some((m) => m.t === 'granted'), 'the waiter is granted once the window closes');
   const none = await hubWithRaw(t, { predecessor: PREDECESSOR.none, liveness });
   none.announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'made-up', clientId: 'forger' } });
-  assert.equal(none.hub.survivors.size, 0, 'a forged survivor is not heard');
+  assert.equal(none.hub.window.survivors.size, 0, 'a forged survivor is not heard');
   const newcomer = none.raw({ clientId: 'newcomer' });
   newcomer.send({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'wait' });
   await until(() => newcomer.heard.some((m) => m.t === 'granted'), 'granted at once');

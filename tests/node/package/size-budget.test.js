@@ -56,6 +56,10 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // js/browser/frame-backend.js, the embedder's side in hub-backend.js; js/hub/frame-connection.js
 // and the hub's frame handling) and Firefox's shared-worker rule (shared-worker-busy.js) added
 // about 1,360 B to the whole polyfill (20,560 B), 870 B to the rest and 840 B to the hub (20,039 B).
+// Issue 48's split of hub.js and hub-backend.js into layers, with the reclaim window and the
+// liveness judge as objects that return decisions (no behaviour change), added about 490 B to the
+// hub (20,524 B: three constructors and their super calls, the window's and the judge's own
+// fields and verdicts) and about 60 B to the whole polyfill (20,643 B, within its budget).
 const LOADER_GOAL = 1024;
 const LOADER = 'weblocks-polyfill.js';
 const APP_LOADER = "import 'weblocks-wasm/polyfill' (esbuild, minified): the loader";
@@ -67,7 +71,7 @@ const BUDGET = {
   // handshake of worker-patch.js, and finding its URL when the loader import()s it (about 190 B).
   'weblocks-polyfill-sync.js': 20_700,
   "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)": 19_900,
-  'weblocks-hub.js': 20_200,
+  'weblocks-hub.js': 20_600,
   'weblocks-sentinel.js': 1024,
   'weblocks-observe.js': 3_000,
 };
