@@ -3,19 +3,6 @@
 // holds and waits for after a hub loss. The layers above: hub-loss-watch.js (is the hub still
 // there, and the same one?) < context-liveness.js (this context's own liveness: sentinel, alive
 // database, pagehide) < hub-messages.js (what the hub says) < hub-backend.js (the contract).
-//
-// The backend (docs/api.md, "The backend contract") of one context served by the hub. It speaks
-// the protocol (js/hub/protocol.js) over one MessagePort at a time, obtained from `connect()`
-// (a SharedWorker's port, or one the creating context handed to this worker). It also keeps the
-// context's side of liveness: it answers pings, says `bye` on pagehide, and notices a lost hub (no
-// message for a while and no answer to a probe), then connects again and re-registers what it holds
-// and waits for, in order (the new hub's reclaim window keeps new grants back meanwhile).
-// Hub identity (docs/browser.md, "Hub loss and reclaim"): every connection's first message names
-// the hub that serves it. A context registered with another hub than the one its port now reaches
-// (WebKit hands surviving ports to a relaunched hub) says hello again at once; a hub that does not
-// know a port answers its probes with `unregistered`. A suspected loss (silence, the sentinel's
-// alarm, a new hub's announcement) is decided by opening a fresh connection and reading which hub
-// greets it: a slow hub greets late with the same id, never a false loss.
 import { PROTOCOL_VERSION, LIMITS, LIVENESS, C, H, HELLO_THEN_TYPES } from '../hub/protocol.js';
 /** @import { ContextMessage, HelloMessage, HubMessage, RequestMessage } from '../hub/protocol.js' */
 import { PendingQueries } from './snapshot-pieces.js';

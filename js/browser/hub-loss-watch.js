@@ -2,6 +2,12 @@
 // context waits on the hub (waitsOnHub: requests, held locks, aborts, queries, observers), a
 // check every CLIENT_CHECK_EVERY probes a silent hub and asks which hub serves the origin (hub
 // identity); a lost or replaced hub makes the context reconnect and re-register (hub-link.js hello).
+// Hub identity (docs/browser.md, "Hub loss and reclaim"): every connection's first message names
+// the hub that serves it. A context registered with another hub than the one its port now reaches
+// (WebKit hands surviving ports to a relaunched hub) says hello again at once; a hub that does not
+// know a port answers its probes with `unregistered`. A suspected loss (silence, the sentinel's
+// alarm, a new hub's announcement) is decided by opening a fresh connection and reading which hub
+// greets it: a slow hub greets late with the same id, never a false loss.
 import { C, H, ANNOUNCE, LIMITS, isHubMessage } from '../hub/protocol.js';
 /** @import { ContextMessage } from '../hub/protocol.js' */
 import { HubLink } from './hub-link.js';
