@@ -17,7 +17,7 @@ step() { step_done; step_name="$*"; step_started=$SECONDS; echo; echo "=== $*"; 
 
 step_summary() {
   echo; echo "=== step durations (s):"
-  awk -F'\t' '{ printf "%6d  %-9s %s\n", $1, $2, $3 }' "$steps_file"
+  awk -F'\t' '{ printf "%6d  %-16s %s\n", $1, $2, $3 }' "$steps_file"
 }
 
 on_exit() {
