@@ -261,13 +261,13 @@ export async function launchWebKit(servers) {
     proxy: webdriverProxyCapability(proxy),
   });
   // A new session's start is bounded by SESSION_BUDGET_MS only (well inside the fixture's 60 s),
-  // not by a shorter bound per try: a MiniBrowser that starts cold (its 180 MB of libraries not yet
-  // in the page cache, read by page faults while other steps load the disk) took 9 to over 24 s to
-  // answer, and a try that was cut at 12 s killed that browser, whose successor started as cold:
-  // each first session of a run failed its tries so (the failed session starts of CI runs). Left
-  // alone, the same start succeeds in one try. A fresh driver is taken only when the start surely
-  // failed: the MiniBrowser died as it started (the WebKitGTK 2.50 noProxy crash, see
-  // webdriverProxyCapability, was one such), or the driver dropped the request's connection.
+  // not by a shorter bound per try. Under the load of other steps a start took 1-10 s, and a cold
+  // one (its libraries not yet in the page cache: seconds in disk wait) 9 s to over 24 s: a try cut
+  // at 12 s killed a browser that was still starting and began again with a fresh driver, proxy and
+  // browser, which loaded the machine more (the failed session starts of CI runs). Left alone, the
+  // same start succeeds in one try. A fresh driver is taken only when the start surely failed: the
+  // MiniBrowser died as it started (the WebKitGTK 2.50 noProxy crash, see webdriverProxyCapability,
+  // was one such), or the driver dropped the request's connection.
   const SESSION_BUDGET_MS = 45_000;
   const SLOW_START_MS = 5_000;
   async function restartDriver() {
