@@ -62,6 +62,7 @@ mapfile -t node24_tests < <(printf '%s\n' "${node_tests[@]}" \
 # (puppeteer-core over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X
 # server: Xvfb). Two Playwright runs at once, each with its own servers, browsers and output
 # folder: the specs mostly wait (liveness and reclaim windows), little CPU. Only WebKit needs X.
+# demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
 firefox_webkit_lane() {
   step "browser tests in Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
   loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js \
