@@ -45,7 +45,9 @@ run_lanes() {
     name=$1; fn=$2; shift 2
     (
       LANE=$name
-      trap 'status=$?; [ $status -eq 0 ] || [ -z "$step_name" ] || echo "=== FAILED after $((SECONDS - step_started)) s: $step_name"; echo $status > "$lanes_dir/$LANE.status"' EXIT
+      trap 'status=$?; if [ $status -ne 0 ] && [ -n "$step_name" ]; then
+              echo "=== FAILED after $((SECONDS - step_started)) s: $step_name"; echo "$step_name" > "$lanes_dir/$LANE.failed"; fi
+            echo $status > "$lanes_dir/$LANE.status"' EXIT
       "$fn"
       step_done
     ) 2>&1 | prefix_lines "$name" &
@@ -70,7 +72,7 @@ run_lanes() {
     sleep 5
     for name in "${!groups[@]}"; do kill -KILL -- "-${groups[$name]}" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    echo "=== FAILED: lane $failed (its failed step is named above, after [$failed] === FAILED)"
+    echo "=== FAILED in lane $failed: $(cat "$lanes_dir/$failed.failed" 2>/dev/null || echo '(a step of its own)') (its output: the lines starting [$failed])"
     return 1
   fi
   wait
