@@ -53,9 +53,12 @@ mapfile -t node_tests < <(find tests/node -name '*.test.js' ! -path 'tests/node/
 # Node 24 runs what depends on the Node version (its built-in navigator.locks, threads, workers,
 # preloads, the machine space's processes): not the repository checks, the engine-against-model
 # files, nor the etcd lock space (its client code is the same on every Node), register-etcd excepted
-# (it installs navigator.locks, which replaces Node 24's built-in).
+# (it installs navigator.locks, which replaces Node 24's built-in), nor the browser side's files
+# (the hub and a window's backend over MessageChannels in one process: browser code, which Node 24
+# runs in the machine lock space, whose files it does run).
 mapfile -t node24_tests < <(printf '%s\n' "${node_tests[@]}" \
   | grep -v -E '^tests/node/model/(differential-engine|differential-finds-bugs|exhaustion|hold-checker|spec-model)\.test\.js$' \
+  | grep -v -E '^tests/node/api/(alive-database|fair-inbox|held-markers|hub-[a-z-]+|opaque-origin|webkit-agent|window-early-port)\.test\.js$' \
   | grep -v -E '^tests/node/etcd/' ; echo tests/node/etcd/register.test.js)
 
 # The browser tests: one Playwright project per engine: Chromium (Playwright), Firefox ESR
