@@ -32,6 +32,7 @@ export async function startDriver(binary, args = []) {
     ? spawn('sh', ['-c', 'ulimit -c unlimited; exec "$@"', 'sh', binary, `--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'], cwd: cores })
     : spawn(binary, [`--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
+  // WEBLOCKS_WEBDRIVER_LOG=<file>: the driver's stderr (and its browsers') appended there, every line.
   const log = process.env.WEBLOCKS_WEBDRIVER_LOG;
   child.stderr.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);
