@@ -20,8 +20,13 @@ step_summary() {
   awk -F'\t' '{ printf "%6d  %-16s %s\n", $1, $2, $3 }' "$steps_file"
 }
 
+lane_groups=()               # process groups of running lanes (set -m gives each its own)
+stop_lanes() { local g; for g in "${lane_groups[@]}"; do kill "-$1" -- "-$g" 2>/dev/null || true; done; }
+
 on_exit() {
   local status=$?
+  # Interrupted (Ctrl-C, or CI stopping the job): the lanes are in process groups of their own.
+  [ "$LANE" = main ] && [ ${#lane_groups[@]} -gt 0 ] && stop_lanes TERM
   if [ $status -ne 0 ] && [ -n "$step_name" ]; then echo "=== FAILED after $((SECONDS - step_started)) s: $step_name"; fi
   [ "$LANE" = main ] && step_summary
   [ "$LANE" = main ] && rm -rf "$steps_file" "$lanes_dir" "${cleanup_dirs[@]}"
@@ -29,6 +34,8 @@ on_exit() {
 }
 cleanup_dirs=()
 trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Prefixes each line with "[lane] " as it comes (line-buffered).
 prefix_lines() { sed -u "s/^/[$1] /"; }
@@ -52,6 +59,7 @@ run_lanes() {
       step_done
     ) 2>&1 | prefix_lines "$name" &
     groups[$name]=$(jobs -p %%)
+    lane_groups+=("${groups[$name]}")
   done
   set +m
   local failed="" done_count
@@ -76,6 +84,7 @@ run_lanes() {
     return 1
   fi
   wait
+  lane_groups=()
   # The lanes' steps were recorded by the lanes themselves (in $steps_file).
   echo; echo "all test steps passed in $SECONDS s"
 }
