@@ -320,7 +320,9 @@ export async function launchWebKit(servers) {
             throw new Error(`a WebKit session did not start (try ${attempt}, ${Date.now() - started} ms): ${error?.message ?? error}\n`
               + `WebKitWebDriver's stderr: ${driver.stderr().slice(-1500) || '(nothing)'}`, { cause: error });
           }
-          console.log(`webkit: a new session failed (${String(error?.message ?? error).slice(0, 120)}); starting a fresh driver, try ${attempt + 1}`);
+          // The driver's stderr carries its browsers' too: what a browser said as it died.
+          console.log(`webkit: a new session failed (${String(error?.message ?? error).slice(0, 120)}); starting a fresh driver, try ${attempt + 1}; `
+            + `WebKitWebDriver's stderr: ${driver.stderr().trim().slice(-600) || '(nothing)'}`);
           await restartDriver();
         }
       }
