@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds, then runs every test.
+# The README's test command: installs what is missing, builds, runs the fast checks one after
+# another (a type error, a repository check or a native failure fails the run in about a minute),
+# then three lanes at once: Firefox and WebKit; Chromium then the package in scratch apps; the node
+# hosts (Node 20, 24, 22, 26, Bun, Deno).
+# Each line of a lane's output starts with its name; every step prints its duration; the first
+# failed step ends the run (the other lanes are stopped) and is named at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-# Each step says how long the one before it took (and the last one, at the end).
-step_name=""; step_started=$SECONDS
-step_done() { [ -z "$step_name" ] || echo "=== done in $((SECONDS - step_started)) s: $step_name"; }
-step() { step_done; step_name="$*"; step_started=$SECONDS; echo; echo "=== $*"; }
-trap 'status=$?; [ $status -eq 0 ] || echo "=== FAILED after $((SECONDS - step_started)) s: $step_name"' EXIT
+source scripts/test-lanes.sh
 
 step "set-up (Debian packages and npm ci where missing)"
 bash scripts/setup.sh
@@ -26,7 +26,7 @@ else
   echo "test steps run in this machine's network namespace (unshare --net needs root); they still target loopback only"
 fi
 
-# Fast checks first, so that a type error or a repository check fails the run in seconds.
+# Fast checks first, one after another.
 step "type declarations (tsc) and repository checks"
 loopback_only npx tsc -p tsconfig.json
 loopback_only npx tsc -p tsconfig.checkjs.json
@@ -35,43 +35,68 @@ loopback_only node --test tests/node/repo/*.test.js
 step "native engine tests and the ThreadSanitizer stress (ctest)"
 loopback_only ctest --test-dir build/native --output-on-failure
 
+# npm pack runs prepack (scripts/build.sh, which rewrites build/): done here, before the lanes
+# start reading build/, and the package lane installs this tarball.
+step "npm pack (its prepack step builds and checks the package)"
+packed=$(mktemp -d); cleanup_dirs+=("$packed")
+npm pack --pack-destination "$packed" | tail -1
+export WEBLOCKS_PACKAGE_TARBALL="$packed/$(ls "$packed")"
+step "the libraries the browser tests import, bundled into build/libs"
+node scripts/build-test-libs.mjs
+step_done
+# build/dist and build/libs are current: the two Playwright runs' global set-up leaves them alone
+# (other lanes read them meanwhile).
+export WEBLOCKS_BUILD_CURRENT=1
+
 # Explicit file list: `node --test <dir>` is read differently by Node 20 and Node 24.
 mapfile -t node_tests < <(find tests/node -name '*.test.js' ! -path 'tests/node/repo/*' | sort)
 # Node 24 runs what depends on the Node version (its built-in navigator.locks, threads, workers,
 # preloads, the machine space's processes): not the repository checks, the engine-against-model
 # files, nor the etcd lock space (its client code is the same on every Node), register-etcd excepted
-# (it installs navigator.locks, which replaces Node 24's built-in).
+# (it installs navigator.locks, which replaces Node 24's built-in), nor the browser side's files
+# (the hub and a window's backend over MessageChannels in one process: browser code, which Node 24
+# runs in the machine lock space, whose files it does run).
 mapfile -t node24_tests < <(printf '%s\n' "${node_tests[@]}" \
   | grep -v -E '^tests/node/model/(differential-engine|differential-finds-bugs|exhaustion|hold-checker|spec-model)\.test\.js$' \
+  | grep -v -E '^tests/node/api/(alive-database|fair-inbox|held-markers|hub-[a-z-]+|opaque-origin|webkit-agent|window-early-port)\.test\.js$' \
   | grep -v -E '^tests/node/etcd/' ; echo tests/node/etcd/register.test.js)
+
+# The browser tests: one Playwright project per engine: Chromium (Playwright), Firefox ESR
+# (puppeteer-core over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X
+# server: Xvfb). Two Playwright runs at once, each with its own servers, browsers and output
+# folder: the specs mostly wait (liveness and reclaim windows), little CPU. Only WebKit needs X.
+# demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
+firefox_webkit_lane() {
+  step "browser tests in Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
+  loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js \
+    --project=firefox --project=webkit --output=test-results/firefox-webkit
+}
+chromium_package_lane() {
+  step "browser tests in Chromium (Playwright Test)"
+  loopback_only npx playwright test -c tests/browser/playwright.config.js --project=chromium --output=test-results/chromium
+  step "the package as users get it: the tarball installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
+  node tests/package/run.mjs
+}
 
 # --test-force-exit: a test file whose tests have all finished ends even if a failed test left a
 # client reconnecting (a failure then fails the step at once instead of hanging CI).
-step "node tests under $(node --version)"
-loopback_only node --test --test-force-exit "${node_tests[@]}"
+node_lane() {
+  step "node tests under $(node --version)"
+  loopback_only node --test --test-force-exit "${node_tests[@]}"
 
-step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
-loopback_only "$NODE24" --test --test-force-exit "${node24_tests[@]}"
+  step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
+  loopback_only "$NODE24" --test --test-force-exit "${node24_tests[@]}"
 
-# Node 22 and 26: the cases where a second lock space or a stuck name depends on the Node version
-# (a built-in navigator.locks and its other names from 24 on; eval workers; terminate()).
-for version in 22 26; do
-  step "thread lock space cases under $(node_modules/node-$version/bin/node --version) (built-in's other names, preloads in workers, terminate())"
-  loopback_only "node_modules/node-$version/bin/node" --test --test-force-exit tests/node/host/builtin-second-space.test.js \
-    tests/node/host/terminate-cases.test.js tests/node/host/terminate-busy.test.js tests/node/host/register-eval-workers.test.js
-done
+  # Node 22 and 26: the cases where a second lock space or a stuck name depends on the Node version
+  # (a built-in navigator.locks and its other names from 24 on; eval workers; terminate()).
+  for version in 22 26; do
+    step "thread lock space cases under $(node_modules/node-$version/bin/node --version) (built-in's other names, preloads in workers, terminate())"
+    loopback_only "node_modules/node-$version/bin/node" --test --test-force-exit tests/node/host/builtin-second-space.test.js \
+      tests/node/host/terminate-cases.test.js tests/node/host/terminate-busy.test.js tests/node/host/register-eval-workers.test.js
+  done
 
-step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
-loopback_only node tests/runtimes/run.mjs
+  step "the behavioural suite across threads on Bun and Deno (every kind of worker; binaries from the npm devDependencies)"
+  loopback_only node tests/runtimes/run.mjs
+}
 
-
-step "the package as users get it: npm pack, installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
-node tests/package/run.mjs
-
-# One Playwright run, one project per engine: Chromium (Playwright), Firefox ESR (puppeteer-core
-# over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X server: Xvfb).
-# demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
-step "browser tests in Chromium, Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
-loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js
-step_done
-echo; echo "all test steps passed in $SECONDS s"
+run_lanes firefox+webkit firefox_webkit_lane chromium+package chromium_package_lane node node_lane

@@ -2,7 +2,9 @@
 // read by support/fixtures.js): Debian's Chromium through Playwright, Debian's Firefox ESR through
 // puppeteer-core over WebDriver BiDi, WebKitGTK's MiniBrowser through WebKitWebDriver (under an X
 // server: `xvfb-run -a`). Browsers are never downloaded. One worker (the specs share one origin's
-// hub per test and the machine has 2 cores); the servers are started by the fixtures on free ports.
+// hub per test and the machine has 2 cores); the servers are started by the fixtures on free ports,
+// so scripts/test.sh runs two of these at once (--project=chromium; firefox and webkit), each with
+// an --output folder of its own.
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_RESOLVER_ARG } from '../support/insecure-origin.mjs';
 

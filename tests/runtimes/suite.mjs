@@ -19,6 +19,7 @@ defineLockSuite({
 }, createNodeThreadsHost({
   kind,
   name: `${runtime}, ${kind} workers`,
+  webidl: kind === 'default', // the argument cases: once per runtime (the same js/api code whatever the workers)
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
 }));
 

@@ -5,6 +5,7 @@
 // crashes, so the pages are driven over our own channel anyway (engines/webkit.js).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { appendFileSync } from 'node:fs';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -31,7 +32,12 @@ export async function startDriver(binary, args = []) {
     ? spawn('sh', ['-c', 'ulimit -c unlimited; exec "$@"', 'sh', binary, `--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'], cwd: cores })
     : spawn(binary, [`--port=${port}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  // WEBLOCKS_WEBDRIVER_LOG=<file>: the driver's stderr (and its browsers') appended there, every line.
+  const log = process.env.WEBLOCKS_WEBDRIVER_LOG;
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+    if (log) appendFileSync(log, `[${new Date().toISOString()} ${binary} ${child.pid}] ${d}`);
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -40,7 +46,7 @@ export async function startDriver(binary, args = []) {
     if (Date.now() > deadline) { child.kill(); throw new Error(`${binary} did not answer on ${url}: ${stderr}`); }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, pid: child.pid, stop: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill(); } }) };
+  return { url, pid: child.pid, stderr: () => stderr, stop: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill(); } }) };
 }
 
 /** One WebDriver session. Commands are sent one at a time (a session serves one command at once). */

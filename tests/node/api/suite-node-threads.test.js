@@ -4,6 +4,8 @@ import { createNodeThreadsHost } from '../suite/hosts/node-threads.js';
 import { runSuite } from './node-runner.js';
 
 const storage = new AsyncLocalStorage();
+// webidl: false: the argument cases run once on this Node, in suite-in-context.test.js.
 runSuite(createNodeThreadsHost({
+  webidl: false,
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
 }), { timeout: 120_000 });

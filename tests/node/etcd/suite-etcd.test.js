@@ -14,6 +14,7 @@ const storage = new AsyncLocalStorage();
 runSuite(createEtcdHost({
   hosts: cluster.hosts,
   namespace: `suite-${process.pid}/`,
+  webidl: false, // the argument cases run once on this Node, in suite-in-context.test.js
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
 }), { timeout: 60_000 });
 

@@ -6,7 +6,7 @@ import { createLockManager, closeLockManager } from '../../../../js/etcd/index.j
 import { requestHandle } from '../handle.js';
 import { runStressContext } from '../stress.js';
 
-export function createEtcdHost({ hosts, namespace, asyncContext, stressRequests = 150 }) {
+export function createEtcdHost({ hosts, namespace, asyncContext, stressRequests = 150, webidl = true }) {
   const options = { etcd: { hosts, namespace, leaseTtl: 5 } };
   const locks = createLockManager(options);
   const opened = new Set();
@@ -29,6 +29,7 @@ export function createEtcdHost({ hosts, namespace, asyncContext, stressRequests 
   return {
     name: 'etcd (3-member cluster)',
     locks,
+    webidl,
     endings: ['close'],
     asyncContext,
     remoteLockSpace: true,

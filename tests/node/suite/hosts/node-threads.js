@@ -17,10 +17,14 @@ function openThread(kind) {
   return relayedContext({ post: worker.post, listen: worker.onMessage, exited: worker.exited, stop: worker.terminate });
 }
 
-/** kind: 'default' | 'named' | 'web' (worker-kinds.js); name: how the runner calls this host. */
-export function createNodeThreadsHost({ asyncContext, kind = 'default', name = 'Node threads' } = {}) {
+/**
+ * kind: 'default' | 'named' | 'web' (worker-kinds.js); name: how the runner calls this host;
+ * webidl: false leaves out the suite's argument cases (cases/webidl.js).
+ */
+export function createNodeThreadsHost({ asyncContext, kind = 'default', name = 'Node threads', webidl = true } = {}) {
   return {
     name,
+    webidl,
     locks,
     endings: ['close', 'terminate', 'crash', 'exit'],
     pendingKeepsAlive: true, // a thread with a pending request does not end by 'close'
