@@ -64,7 +64,8 @@ mapfile -t node24_tests < <(printf '%s\n' "${node_tests[@]}" \
 # The browser tests: one Playwright project per engine: Chromium (Playwright), Firefox ESR
 # (puppeteer-core over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X
 # server: Xvfb). Two Playwright runs at once, each with its own servers, browsers and output
-# folder: the specs mostly wait (liveness and reclaim windows), little CPU. Only WebKit needs X.
+# folder: the specs mostly wait (liveness and reclaim windows), little CPU. WebKit needs X (in the
+# chromium project too: remote-engines.spec.js launches WebKit).
 # demo-timeline.spec.js runs in all three too (on the shared fixtures; WebKit screenshots need xdotool + xwd).
 firefox_webkit_lane() {
   step "browser tests in Firefox ESR and WebKitGTK (Playwright Test; WebKit under Xvfb)"
@@ -73,7 +74,8 @@ firefox_webkit_lane() {
 }
 chromium_package_lane() {
   step "browser tests in Chromium (Playwright Test)"
-  loopback_only npx playwright test -c tests/browser/playwright.config.js --project=chromium --output=test-results/chromium
+  # Under an X server too: remote-engines.spec.js (a chromium-project spec) launches Firefox and WebKit itself.
+  loopback_only xvfb-run -a npx playwright test -c tests/browser/playwright.config.js --project=chromium --output=test-results/chromium
   step "the package as users get it: the tarball installed into scratch apps (Node ESM/CJS, tsc, Vite, webpack, esbuild, Rollup in Chromium, vitest, jest)"
   node tests/package/run.mjs
 }

@@ -38,7 +38,10 @@ async function leaveStaleSocket(space) {
 
 /** Starts `count` hub processes at once; resolves their exit codes once all but the serving one ended. */
 async function startHubsAtOnce(space, count) {
-  const hubs = Array.from({ length: count }, () => spawn(process.execPath, [HUB], { env: space.env, stdio: 'ignore' }));
+  // The winner must not go idle while the losers are still exiting (1.5 s in these tests: under a
+  // loaded CI that came first, and its pid file was gone when read): it stays up, and t.after kills it.
+  const env = { ...space.env, WEBLOCKS_MACHINE_IDLE_MS: '120000' };
+  const hubs = Array.from({ length: count }, () => spawn(process.execPath, [HUB], { env, stdio: 'ignore' }));
   const exits = hubs.map(exitOf);
   await until(() => hubs.filter((hub) => hub.exitCode !== null).length === count - 1, `${count - 1} of ${count} hubs ended`);
   const serving = hubs.filter((hub) => hub.exitCode === null);
