@@ -72,7 +72,9 @@ export class ReclaimWindow {
    * `registered`: whether that clientId is registered here already.
    */
   survivorAlive(clientId, registered) {
-    if (this.predecessor === PREDECESSOR.none || !this.started || this.now() >= this.until) return;
+    // Heard until the window has closed (close() sets `until` to 0), not only before its deadline:
+    // between a deadline and its close() (a timer due, a loaded thread) a survivor's word counts.
+    if (this.predecessor === PREDECESSOR.none || !this.started || this.until === 0) return;
     if (registered) return;
     if (!this.survivors.has(clientId)) {
       if (this.survivors.size >= LIMITS.survivors) return;
@@ -114,6 +116,16 @@ export class ReclaimWindow {
    * @param {(clientId: string) => boolean} registered
    */
   close(registered) {
+    const now = this.now();
+    // The hub's own timer came late (its thread was starved): what survivors said meanwhile may
+    // still wait in its queue, so their silence proves nothing yet. Each gets a fresh grace, and
+    // the window is looked at again one TICK on (as tick() does for connections: hub.js).
+    if (this.until > 0 && now - this.until > this.liveness.TICK * 3 && this.survivors.size > 0) {
+      const graceFrom = now - this.liveness.SURVIVOR_SILENT_AFTER + this.liveness.TICK * 2;
+      for (const [clientId, heardAt] of this.survivors) this.survivors.set(clientId, Math.max(heardAt, graceFrom));
+      this.until = now + this.liveness.TICK;
+      return { retryIn: this.liveness.TICK, ready: null };
+    }
     if (this.heldMarkers.size > 0 && !this.toldOfMarkers) {
       this.toldOfMarkers = true;
       this.log('info', `the reclaim window waits for ${this.heldMarkers.size} busy survivor(s) of the lost hub with no sentinel`);
