@@ -62,7 +62,7 @@ test('a stall shorter than grace: the server loses the connection (no pong), the
 });
 
 test('a stall longer than grace: the lock passes on, the former holder\'s request rejects with an AbortError saying why, fence() refuses its token with 409', async (t) => {
-  const { lockServer, port, manager } = await startServer(t, { pingInterval: 50, grace: 200 });
+  const { lockServer, port, manager } = await startServer(t, { pingInterval: 100, grace: 1000 }); // room for the unstalled client's pongs on a loaded machine
   const proxy = await startStallProxy(t, port);
   const stalled = createLockManager({ url: `ws://127.0.0.1:${proxy.port}/locks?space=s1` });
   t.after(() => stalled.close());
@@ -104,7 +104,7 @@ test('a Node client process stays alive while its request waits, and ends by its
 });
 
 test('a holder paused (SIGSTOP) past grace: the lock passes on; resumed (SIGCONT), it learns it lost it before its callback\'s result counts', async (t) => {
-  const { manager, lockServer, url } = await startServer(t, { pingInterval: 50, grace: 200 });
+  const { manager, lockServer, url } = await startServer(t, { pingInterval: 100, grace: 1000 }); // room for the unstalled client's pongs on a loaded machine
   const child = spawn(process.execPath, [new URL('./fixtures/paused-holder.mjs', import.meta.url).pathname, url('s1'), 'paused'], { stdio: ['pipe', 'pipe', 'inherit'] });
   t.after(() => child.kill('SIGKILL'));
   let output = '';
