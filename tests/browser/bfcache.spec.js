@@ -46,6 +46,9 @@ function gap(engine, label) {
   if (engine === 'chromium' && label.includes('shared worker holds')) {
     return 'Chromium evicts the page when another context uses the lock space its shared worker holds in; an app\'s shared worker gets an in-context engine of its own (no SharedWorker constructor there: context.js), a lock space the other tab\'s query() does not reach';
   }
+  if (engine === 'firefox' && label === 'a page whose dedicated worker held a lock and released it') {
+    return 'Firefox at times does not cache this page with the polyfill although nothing is outstanding (1 run in about 8 before, 2 tries of 1 clean-clone run of 7 on 2026-12-02; cause not found: docs/browser.md, "Back/forward cache"); its other runs pass';
+  }
   if (engine === 'chromium' && label.includes('holds a lock')) {
     return 'Chromium keeps a cached page\'s locks until another context uses the lock space, then evicts the page; the polyfill releases them on pagehide and restores the page with an AbortError (not built: docs/browser.md, "Back/forward cache")';
   }
