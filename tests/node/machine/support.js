@@ -22,7 +22,8 @@ export function freshSpace(t, { space = 'test' } = {}) {
   process.env.WEBLOCKS_MACHINE_IDLE_MS = '1500';
   const cleanUp = () => {
     killHub(files);
-    fs.rmSync(folder, { recursive: true, force: true });
+    // A hub a client started again may still be writing into it: rmSync retries ENOTEMPTY.
+    fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   };
   t.after(cleanUp);
   // Again when this test file's process exits: a client of this process that still held a lock
