@@ -9,34 +9,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshSpace, forkJoined, exitOf, hubPid } from './support.js';
+import { freshSpace, exitOf, hubPid } from './support.js';
 import { OwnBoard, raiseBoard, removeBoard } from '../../../js/machine/loss-board.js';
 
-const contenderScript = new URL('./fixtures/stamped-contender.mjs', import.meta.url);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function contender(space, stamps, config) {
-  const child = forkJoined(contenderScript, [JSON.stringify({ stamps, name: 'x', ...config })], space.env);
-  child.on('error', () => {});
-  return child;
-}
-
-function readStamps(file) {
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [ms, kind, role, more] = line.split(' ');
-    return { ms: Number(ms), what: `${kind} ${role}`, more };
-  });
-}
-
-async function stamped(file, what, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = readStamps(file).find((entry) => entry.what === what);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for "${what}"; stamps: ${fs.readFileSync(file, 'utf8')}`);
-    await sleep(5);
-  }
-}
+import { contender, readStamps, stamped } from './stamps.js';
 
 const at = (stamps, what) => {
   const index = stamps.findIndex((entry) => entry.what === what);
