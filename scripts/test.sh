@@ -80,20 +80,33 @@ chromium_package_lane() {
   node tests/package/run.mjs
 }
 
+# node --test, its output also kept: on failure the failed tests are printed again at the end (the
+# log's tail is what a CI summary shows).
+node_test() {
+  local out status=0
+  out=$(mktemp); cleanup_dirs+=("$out")
+  loopback_only "$@" 2>&1 | tee "$out" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "=== the failed tests, again:"
+    awk -f scripts/node-test-digest.awk "$out" | head -300
+  fi
+  return "$status"
+}
+
 # --test-force-exit: a test file whose tests have all finished ends even if a failed test left a
 # client reconnecting (a failure then fails the step at once instead of hanging CI).
 node_lane() {
   step "node tests under $(node --version)"
-  loopback_only node --test --test-force-exit "${node_tests[@]}"
+  node_test node --test --test-force-exit "${node_tests[@]}"
 
   step "node tests under $($NODE24 --version) (its native navigator.locks removed before ours installs)"
-  loopback_only "$NODE24" --test --test-force-exit "${node24_tests[@]}"
+  node_test "$NODE24" --test --test-force-exit "${node24_tests[@]}"
 
   # Node 22 and 26: the cases where a second lock space or a stuck name depends on the Node version
   # (a built-in navigator.locks and its other names from 24 on; eval workers; terminate()).
   for version in 22 26; do
     step "thread lock space cases under $(node_modules/node-$version/bin/node --version) (built-in's other names, preloads in workers, terminate())"
-    loopback_only "node_modules/node-$version/bin/node" --test --test-force-exit tests/node/host/builtin-second-space.test.js \
+    node_test "node_modules/node-$version/bin/node" --test --test-force-exit tests/node/host/builtin-second-space.test.js \
       tests/node/host/terminate-cases.test.js tests/node/host/terminate-busy.test.js tests/node/host/register-eval-workers.test.js
   done
 
