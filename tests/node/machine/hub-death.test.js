@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createMachineLockManager } from '../../../js/machine/locks.js';
 import { freshSpace, exitOf, hubPid, killHub } from './support.js';
 
-import { contender, readStamps, stamped, sleep } from './stamps.js';
+import { contender, readStamps, stamped, sleep } from './stamped-contenders.js';
 
 async function pending(locks, name, count) {
   for (let i = 0; i < 3000; i++) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { freshSpace, exitOf, hubPid } from './support.js';
 import { OwnBoard, raiseBoard, removeBoard } from '../../../js/machine/loss-board.js';
 
-import { contender, readStamps, stamped } from './stamps.js';
+import { contender, readStamps, stamped } from './stamped-contenders.js';
 
 const at = (stamps, what) => {
   const index = stamps.findIndex((entry) => entry.what === what);

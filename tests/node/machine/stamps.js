@@ -1,32 +1,71 @@
-// The contenders of the hub-death and loss-board tests: processes that stamp their enter, leave
-// and outcome into one file with the machine's clock (fixtures/stamped-contender.mjs), read from
-// outside the processes under test.
-import fs from 'node:fs';
-import { forkJoined } from './support.js';
-
-const contenderScript = new URL('./fixtures/stamped-contender.mjs', import.meta.url);
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function contender(space, stamps, config) {
-  const child = forkJoined(contenderScript, [JSON.stringify({ stamps, name: 'x', ...config })], space.env);
-  child.on('error', () => {});
-  return child;
-}
-
-/** The stamps so far: [{ ms, what }] ("enter holder 3" -> what "enter holder", token 3). */
-export function readStamps(file) {
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [ms, kind, role, more] = line.split(' ');
-    return { ms: Number(ms), what: `${kind} ${role}`, more };
-  });
-}
-
-export async function stamped(file, what, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = readStamps(file).find((entry) => entry.what === what);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for "${what}"; stamps: ${fs.readFileSync(file, 'utf8')}`);
-    await sleep(5);
+// The external mutual-exclusion checker of the chaos test: reads the stamps that every critical
+// section of every process appended to one file (fixtures/chaos-agent.mjs) and the harness's own
+// lines (kills), in file order, which is the order in which they happened.
+//   enter <name> <mode> <id> <steal|wait>   leave <name> <id>   lost <id> <stolen|not-by-steal>
+//   killed <pid> (the process, about to SIGKILL itself)   kill <pid> (the harness, about to)
+//   hub-killed <pid>   unavailable <id>   aborted <id>   busy <id> <ms>   error <id> <text>
+// An id is <pid>.<threadId>.<loop>.<n>. Two sections of one name overlap when one enters while
+// the other is in, and either is exclusive: a violation. The spec allows one case: a stolen
+// holder goes on running its callback (spec: "steal" rejects its promise, nothing stops it), so
+// sections that ended stolen are left out, provided a steal of their name happened. A process's
+// sections end where it was killed; lines a killed process wrote after that are ignored (only its
+// other threads, in the instant before the signal lands, can write any).
+export function checkStamps(text) {
+  const lines = text.split('\n').filter((line) => line.length > 0);
+  const lost = new Map();
+  const stealsOf = new Map(); // name -> steals
+  for (const line of lines) {
+    const parts = line.split(' ');
+    if (parts[0] === 'lost') lost.set(parts[1], parts[2]);
+    if (parts[0] === 'enter' && parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
   }
+  const counts = { sections: 0, exclusive: 0, shared: 0, steals: 0, stolen: 0, notBySteal: 0, unavailable: 0, aborted: 0, busy: 0, processKills: 0, hubKills: 0 };
+  const violations = [];
+  const errors = [];
+  const unexplainedLosses = [];
+  const holders = new Map(); // name -> Map(id -> mode)
+  const dead = new Set();
+  const pidOf = (id) => id.split('.')[0];
+  for (const [index, line] of lines.entries()) {
+    const parts = line.split(' ');
+    const kind = parts[0];
+    if (kind === 'killed' || kind === 'kill') {
+      if (dead.has(parts[1])) continue;
+      dead.add(parts[1]);
+      counts.processKills++;
+      for (const held of holders.values()) for (const id of held.keys()) if (pidOf(id) === parts[1]) held.delete(id);
+      continue;
+    }
+    if (kind === 'hub-killed') { counts.hubKills++; continue; }
+    const id = kind === 'enter' ? parts[3] : parts[kind === 'leave' ? 2 : 1];
+    if (id === undefined || dead.has(pidOf(id))) continue;
+    if (kind === 'enter') {
+      const [, name, mode, , how] = parts;
+      counts.sections++;
+      counts[mode]++;
+      if (how === 'steal') {
+        counts.steals++;
+        holders.get(name)?.clear();
+      }
+      const why = lost.get(id);
+      if (why === 'stolen') {
+        counts.stolen++;
+        if (!stealsOf.has(name)) unexplainedLosses.push(line);
+        continue;
+      }
+      if (why !== undefined) { counts.notBySteal++; unexplainedLosses.push(line); }
+      const held = holders.get(name) ?? new Map();
+      for (const [other, otherMode] of held) {
+        if (mode === 'exclusive' || otherMode === 'exclusive') violations.push({ at: index, line, while: `${other} held it ${otherMode}` });
+      }
+      held.set(id, mode);
+      holders.set(name, held);
+    } else if (kind === 'leave') {
+      holders.get(parts[1])?.delete(id);
+    } else if (kind === 'unavailable') counts.unavailable++;
+    else if (kind === 'aborted') counts.aborted++;
+    else if (kind === 'busy') counts.busy++;
+    else if (kind === 'error') errors.push(line);
+  }
+  return { counts, violations, errors, unexplainedLosses };
 }
