@@ -138,7 +138,7 @@ test('a context whose clientId was taken by another connection while it was decl
 
   // The hub declares a dead (as its heartbeat would) and, before a's new hello arrives, another
   // connection of the origin says hello with a's clientId (clientIds are public: query() lists them).
-  space.hub.close(connectionOf('a'), { tell: true });
+  space.hub.end(connectionOf('a'), 'dead');
   const { port1, port2 } = new MessageChannel();
   space.ports.push(port1, port2);
   const squatter = space.hub.connect(port2);
@@ -682,6 +682,9 @@ test('a hub that does not hear its own echo declares no one dead, and the silenc
   // its port then would leave it unregistered, not declared dead).
   await until(() => space.hub.engine.snapshot().pending.length === 1, 'b waits for x at the hub');
   await until(() => echo.posted === 1, 'the hub sent its echo');
+  // Both sentinels have answered the hub (until then silence proves nothing, and a would keep its
+  // lock for good: a loaded CI run silenced them before their first answer, and the test hung).
+  await until(() => ['a', 'b'].every((id) => space.hub.clientIds.get(id)?.sentinel?.answers > 0), 'both sentinels answered the hub');
   // The hub hears no one: neither a, nor b (nor their sentinels), nor its echo.
   const aPort = space.hubPorts[0];
   const bPort = space.hubPorts[1];
@@ -735,6 +738,8 @@ async function workerHoldsBystanderWaits(t, workerSentinel = null) {
   const worker = workerOf(space, creator, 1, 'worker', liveness, workerSentinel);
   const held = requestHandle(worker.locks, 'x');
   await held.granted;
+  // (Until the creator's sentinel has answered the hub, the creator's silence proves nothing.)
+  await until(() => space.hub.clientIds.get('creator')?.sentinel?.answers > 0, 'the creator\'s sentinel answered the hub');
   const waiting = requestHandle(bystander.locks, 'x');
   await until(() => space.hub.connections.size === 3 && worker.hubSide()?.tokens.size === 1, 'the worker holds x');
   return { liveness, space, creator, creatorSentinel, bystander, worker, waiting };
@@ -888,6 +893,53 @@ test('a dedicated worker whose creator holds nothing reaches the next hub after 
   assert.equal(worker.backend.records.size, 1, 'the worker still holds x');
   const state = await worker.locks.query();
   assert.deepEqual(state.held.map((l) => [l.name, l.clientId]), [['x', 'worker']], 'the new hub took x back for the worker');
+  held.release();
+  assert.equal((await held.settled).ok, true);
+});
+
+test('a context that resumes its connection on a new port goes on observing there, and the hub stops the old port\'s observer', async (t) => {
+  const space = await lockSpace(t);
+  const page = space.client('page');
+  const other = space.client('other');
+  const starts = [];
+  const names = [];
+  page.backend.observeSource().observe({
+    start: (snapshot) => starts.push(snapshot),
+    changes: (records) => { for (const record of records) if (record.name !== undefined) names.push(record.name); },
+  });
+  await until(() => starts.length === 1, 'the observer started');
+  const engineObservers = () => [...space.hub.connections].reduce((n, conn) => n + (conn.observers?.size ?? 0), 0);
+  assert.equal(engineObservers(), 1);
+  const before = space.hub.clientIds.get('page');
+  page.backend.hubLost(); // the hub is alive: the hello on the new port resumes the connection
+  await until(() => space.hub.clientIds.get('page') !== before, 'the page is back on a new port');
+  const after = space.hub.clientIds.get('page');
+  await until(() => after.observers?.size === 1, 'the page observes again on the new port');
+  assert.equal(before.gone, true);
+  assert.equal(before.observers.size, 0, 'the old port\'s observer is stopped');
+  assert.equal(engineObservers(), 1, 'one observer for the page at the hub');
+  const held = requestHandle(other.locks, 'seen-after-resume');
+  await held.granted;
+  await until(() => names.includes('seen-after-resume'), 'the change reaches the observer');
+  held.release();
+});
+
+test('a resumed connection\'s session is the old one\'s, whole: the same engine client and tokens, and the old port keeps nothing', async (t) => {
+  const space = await lockSpace(t);
+  const page = space.client('page');
+  const held = requestHandle(page.locks, 'kept');
+  await held.granted;
+  const before = space.hub.clientIds.get('page');
+  const { session, client } = before;
+  page.backend.hubLost(); // the hub is alive: the hello on the new port resumes the connection
+  await until(() => space.hub.clientIds.get('page') !== before, 'the page is back on a new port');
+  const after = space.hub.clientIds.get('page');
+  assert.equal(after.session, session);
+  assert.equal(after.client, client);
+  assert.equal(after.tokens.size, 1);
+  assert.equal(before.client, null);
+  assert.equal(before.tokens.size, 0);
+  assert.equal(space.hub.connections.has(before), false);
   held.release();
   assert.equal((await held.settled).ok, true);
 });
