@@ -1,6 +1,8 @@
 // The engine binding: loads the wasm lock engine, attaches instances to one (shared) memory, and
 // exposes the spec's lock manager operations synchronously. The contract is in docs/engine.md.
 // No Node API at top level: this file also runs in browsers (SharedWorker, window, worker).
+// Over 400 lines: one Engine object per memory, whose scratch areas, views and mutex waits every
+// operation shares; split, each part would reach into the others' private state.
 import {
   LAYOUT, LAYOUT_KEYS, ERROR_CODES, BUSY, NO_MEMORY, WASM_PAGE, MEMORY_INITIAL_PAGES, MEMORY_MAXIMUM_PAGES,
   STACK_PAGES, SCRATCH_PAGES, MUTEX_WAIT_SLICE_MS, MUTEX_PATIENCE_MS,

@@ -16,6 +16,8 @@
 // Waking is a watch per name (name-mirror.js) while this client has requests there.
 // This client's operations run one after another, in call order (so its requests keep their
 // order, and query() sees its own earlier requests).
+// Over 400 lines: the operations, the watch's news and the audits all change the same records
+// and names' state, in one order; queue.js, name-mirror.js and lease-keeper.js hold what stands apart.
 import { KeyLayout, entryOf, orderQueue, heldCount, prefixEnd } from './queue.js';
 import { etcdSource } from './observer.js';
 import { NameMirror } from './name-mirror.js';

@@ -17,6 +17,7 @@
 // success: Chromium 107-213 ms, Firefox 43-49 ms, WebKit 17-113 ms (docs/browser.md, "Liveness").
 import { ALIVE_PREFIX, H } from './protocol.js';
 import { askSentinel, lastHeardFrom } from './sentinels.js';
+import { ENDING } from './connection.js';
 
 export const ALIVE_CLOSED = 'alive-database-closed';
 
@@ -49,7 +50,7 @@ export function watchAlive(hub, conn, name) {
 
 function declareDead(hub, conn, why, confirmedBy) {
   hub.log('info', `${conn.clientId} declared dead (${why})`);
-  hub.close(conn, { tell: true, why, cause: ALIVE_CLOSED, confirmedBy });
+  hub.end(conn, ENDING.dead, { why, cause: ALIVE_CLOSED, confirmedBy });
 }
 
 export function unwatchAlive(conn) {

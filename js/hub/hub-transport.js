@@ -1,16 +1,16 @@
 // The hub's transport: connections over MessagePorts (a SharedWorker's, a machine hub's socket
 // ports: js/machine/socket-port.js), what comes in on them (validated: validate-client.js; charged or
 // refused: quota.js; filed in a fair turn: fair-inbox.js) and what goes out (batched: sendTo). It
-// delivers each message to `handle` and reports a port gone to `forget`: hub.js says what they do.
+// delivers each message to `handle` and reports a port gone to `end`: hub.js says what they do.
 import { PROTOCOL_VERSION, LIMITS, FLOW, C, H, FRAME_TYPES } from './protocol.js';
 import { FairInbox } from './fair-inbox.js';
 import { requestCost, MESSAGE_COST } from './quota.js';
 import { validateClientMessage } from './validate-client.js';
-import { Connection } from './connection.js';
+import { Connection, ENDING } from './connection.js';
 import { FrameConnection } from './frame-connection.js';
 import { LockCore } from './lock-core.js';
 /** @import { UnbatchedHubMessage } from './protocol.js' */
-/** @import { HubConnection } from './connection.js' */
+/** @import { HubConnection, Ending } from './connection.js' */
 
 export class HubTransport extends LockCore {
   /**
@@ -33,19 +33,19 @@ export class HubTransport extends LockCore {
   /** Handles one filed message, in its connection's turn. @param {HubConnection} conn */
   handle(conn, item) {} // eslint-disable-line no-unused-vars
 
-  /** The port of `conn` is gone for good. @param {HubConnection} conn */
-  forget(conn) {} // eslint-disable-line no-unused-vars
+  /** Ends `conn` (hub.js: the one way a connection ends). @param {HubConnection} conn @param {Ending} how */
+  end(conn, how, evidence = {}) {} // eslint-disable-line no-unused-vars
 
   /** A new port: a context that constructed the SharedWorker, or one a context adopted for its worker. */
   connect(port, parent = null) {
-    const conn = new Connection(this, port, parent);
+    const conn = /** @type {HubConnection} */ (new Connection(this, port, parent));
     this.connections.add(conn);
     if (parent !== null) parent.children.add(conn);
     port.onmessage = (event) => this.receive(conn, event);
     port.onmessageerror = () => this.reject(conn, 'a message could not be deserialized');
     // Behind a flag in Chromium today; where it fires, a closed port is a clean exit.
     // (Not after the hub closed it itself for volume: cut.)
-    port.addEventListener?.('close', () => { if (!conn.cut) this.forget(conn); });
+    port.addEventListener?.('close', () => { if (!conn.cut) this.end(conn, ENDING.gone); });
     port.start?.();
     // Every connection learns first which hub serves it: a port the browser handed to a relaunched
     // hub (WebKit delivers surviving ports to a new instance as fresh connects) hears a new id.
@@ -179,7 +179,7 @@ export class HubTransport extends LockCore {
     if (known !== undefined) return known;
     if (!create || !this.servesFrames() || conn.frame) return null;
     if ((conn.frames?.size ?? 0) >= LIMITS.framesPerConnection || this.clientIds.has(as)) return null;
-    const frame = new FrameConnection(this, conn);
+    const frame = /** @type {HubConnection} */ (new FrameConnection(this, conn));
     conn.frames ??= new Map();
     conn.frames.set(as, frame);
     conn.children.add(frame);
@@ -252,7 +252,7 @@ export class HubTransport extends LockCore {
    */
   unregistered(conn, message, event) {
     for (const port of event.ports ?? []) try { port.close(); } catch { /* gone */ }
-    if (message.t === C.bye) return this.forget(conn);
+    if (message.t === C.bye) return this.end(conn, ENDING.gone);
     if (message.t === C.probe) return conn.send({ t: H.unregistered, hubId: this.hubId, call: message.call });
     if (message.t === C.pong) return undefined;
     if (!conn.toldUnregistered) {

@@ -17,7 +17,8 @@ import { terminatedWorkerRunsOn } from './terminated-worker.js';
 import { PREDECESSOR } from './succession.js';
 import { HubHandshake } from './hub-handshake.js';
 import { judge, silenceCounts } from './liveness-judge.js';
-/** @import { HubConnection } from './connection.js' */
+import { ENDING } from './connection.js';
+/** @import { HubConnection, Ending } from './connection.js' */
 
 export class Hub extends HubHandshake {
   /**
@@ -95,7 +96,7 @@ export class Hub extends HubHandshake {
         case C.release: return this.release(conn, message.token);
         case C.abort: return this.abort(conn, message.token);
         case C.query: return this.query(conn, message.call);
-        case C.bye: return this.close(conn, { tell: false });
+        case C.bye: return this.end(conn, ENDING.bye);
         case C.adopt: return this.adopt(conn, ports, message.worker);
         case C.ended: return this.workerEnded(conn, message.worker);
         case C.sentinel:
@@ -132,24 +133,13 @@ export class Hub extends HubHandshake {
         case C.abort: return this.abort(frame, message.token);
         case C.adopt: return this.adopt(frame, ports, message.worker);
         case C.ended: return this.workerEnded(frame, message.worker);
-        case C.left: return this.dropFrame(frame);
+        case C.left: return this.end(frame, ENDING.left);
         default: return undefined;
       }
     } catch (error) {
       this.log('error', `failed to handle ${message.t} from ${frame.clientId} (a frame of ${conn.clientId}): ${error?.stack ?? error}`);
       return undefined;
     }
-  }
-
-
-  /** Frame `frame` left (C.left), or its embedder went: its locks are released, its requests and workers go. @param {HubConnection} frame */
-  dropFrame(frame) {
-    if (frame.gone) return;
-    this.close(frame, { tell: false });
-    frame.gone = true;
-    this.connections.delete(frame);
-    frame.parent.children.delete(frame);
-    frame.parent.frames?.delete(frame.clientId);
   }
 
 
@@ -196,14 +186,14 @@ export class Hub extends HubHandshake {
       pingSentinel(this, conn, now);
       const silent = now - conn.lastSeen;
       const found = judge(conn, facts); // liveness-judge.js
-      if (found?.verdict === 'forget') this.forget(conn);
+      if (found?.verdict === 'forget') this.end(conn, ENDING.gone);
       if (conn.client === null) continue;
       if (found?.verdict === 'terminated') {
         this.log('info', `${conn.clientId} declared dead (a dedicated worker that was terminated, and has stopped running by now), its locks released`);
-        this.close(conn, { tell: true, why: 'it was terminated', cause: 'terminated' });
+        this.end(conn, ENDING.dead, { why: 'it was terminated', cause: 'terminated' });
       } else if (found?.verdict === 'dead') {
         this.log('info', `${conn.clientId} declared dead (${found.why}), its locks released`);
-        this.close(conn, { tell: true, why: found.why, cause: 'heartbeat' });
+        this.end(conn, ENDING.dead, { why: found.why, cause: 'heartbeat' });
       } else if (found?.verdict === 'unwatched') {
         conn.toldUnwatched = true;
         this.log('warn', `${conn.clientId} has been silent for ${Math.round(found.unheard)} ms and has no sentinel that ever answered: `
@@ -217,32 +207,51 @@ export class Hub extends HubHandshake {
   }
 
   /**
-   * Agent termination (spec: the agent's locks are released and its requests aborted). `tell`:
-   * the context may be alive after all (frozen, throttled): it is told, and treats its locks as stolen.
-   * Its dedicated workers: declared dead (`cause`: its process is gone, and they with it), they go
-   * with it. Left cleanly (bye: a removed frame, a navigation; its port closed), the browser
-   * terminates them, but a busy one may run on a while (terminatedWorkerRunsOn): they are ended,
-   * and go when their sentinel stops answering, or, without one, once they have surely stopped.
+   * The one way a connection ends, `how` (ENDING, connection.js):
+   * - bye: the context said so (pagehide, a worker's close()); dead: the hub declared it dead
+   *   (`why`, `cause`: its liveness evidence; `confirmedBy`) and tells it, as it may be alive after
+   *   all (frozen, throttled) and must treat its locks as stolen. Either way its session ends (the
+   *   spec's agent termination: locks released, requests aborted); the port stays, and a hello on it
+   *   may register again.
+   * - gone: its port is gone for good (closed, never spoke, refused); left: a frame left (C.left)
+   *   or went with its embedder. The session ends, then the connection.
+   * - moved: its session went on on a new port (resume.js): only the old port's part ends.
    * @param {HubConnection} conn
-   * @param {{ tell?: boolean, why?: string, cause?: string, confirmedBy?: string }} options
+   * @param {Ending} how
+   * @param {{ why?: string, cause?: string, confirmedBy?: string }} [evidence] (dead only)
    */
-  close(conn, { tell, why, cause, confirmedBy }) {
+  end(conn, how, evidence = {}) {
+    if (how !== ENDING.moved) this.endSession(conn, how === ENDING.dead, evidence);
+    if (how !== ENDING.bye && how !== ENDING.dead) this.endConnection(conn);
+  }
+
+  // end's steps (call end: the one way in).
+
+  /**
+   * Agent termination (spec: the agent's locks are released and its requests aborted). `tell`:
+   * it is told (H.dead). Its dedicated workers: declared dead with it when it was (`cause`: its
+   * process is gone, and they with it). Left cleanly (bye: a removed frame, a navigation; its port
+   * closed), the browser terminates them, but a busy one may run on a while
+   * (terminatedWorkerRunsOn): they are ended, and go when their sentinel stops answering, or,
+   * without one, once they have surely stopped. Its frames go with it (same event loop).
+   * @param {HubConnection} conn
+   * @param {boolean} tell
+   * @param {{ why?: string, cause?: string, confirmedBy?: string }} evidence
+   */
+  endSession(conn, tell, { why, cause, confirmedBy }) {
     const now = this.now();
-    for (const child of [...conn.children]) {
-      if (child.frame) { this.dropFrame(child); continue; } // same event loop: gone with its embedder
+    for (const child of /** @type {HubConnection[]} */ ([...conn.children])) {
+      if (child.frame) { this.end(child, ENDING.left); continue; }
       if (child.client === null) continue;
       if (cause === undefined) this.workerStopsBy(child, now + terminatedWorkerRunsOn(this.liveness));
-      else this.close(child, { tell: true, why: why && `its creator was declared dead: ${why}` });
+      else this.end(child, ENDING.dead, { why: why && `its creator was declared dead: ${why}` });
     }
     if (conn.client === null) return;
     if (cause !== undefined && !conn.frame) this.verdict(conn, cause, true, confirmedBy);
     const client = conn.client;
     conn.client = null;
     conn.dead = true;
-    if (conn.observers !== undefined) {
-      for (const observer of conn.observers.values()) observer.stop();
-      conn.observers.clear();
-    }
+    this.stopObservers(conn);
     conn.tokens.clear();
     this.inbox.drop(conn);
     conn.helloQueued = 0;
@@ -263,6 +272,30 @@ export class Hub extends HubHandshake {
     if (this.succession !== null && this.clientIds.size === 0) this.succession.idle();
   }
 
+  /** The connection itself goes: what its port had (inbox, charges, observers, sentinel, alive database), and its place among its creator's. @param {HubConnection} conn */
+  endConnection(conn) {
+    if (conn.gone) return;
+    this.inbox.drop(conn);
+    conn.helloQueued = 0;
+    this.quota.refundAll(conn);
+    this.stopObservers(conn);
+    detachSentinel(conn);
+    unwatchAlive(conn);
+    conn.gone = true;
+    this.connections.delete(conn);
+    if (conn.parent !== null) conn.parent.children.delete(conn);
+    if (conn.frame) conn.parent.frames?.delete(conn.clientId);
+    this.flushRun();
+    if (conn.port !== null) try { conn.port.close(); } catch { /* already closed */ }
+  }
+
+  /** @param {HubConnection} conn */
+  stopObservers(conn) {
+    if (conn.observers === undefined) return;
+    for (const observer of conn.observers.values()) observer.stop();
+    conn.observers.clear();
+  }
+
   /** Whether a silence of `conn` proves it gone (a sentinel of its own answered before; no creator vouches for it). @param {HubConnection} conn */
   silenceCounts(conn) {
     return silenceCounts(conn);
@@ -278,20 +311,6 @@ export class Hub extends HubHandshake {
     const said = { t: ANNOUNCE.verdict, clientId: conn.clientId, cause, dead };
     if (confirmedBy !== undefined) said.confirmedBy = confirmedBy;
     try { this.channel?.postMessage(said); } catch { /* closed */ }
-  }
-
-  /** The port is gone for good. */
-  forget(conn) {
-    if (conn.gone) return;
-    this.close(conn, { tell: false });
-    this.inbox.drop(conn);
-    conn.helloQueued = 0;
-    this.quota.refundAll(conn);
-    conn.gone = true;
-    this.connections.delete(conn);
-    if (conn.parent !== null) conn.parent.children.delete(conn);
-    this.flushRun();
-    try { conn.port.close(); } catch { /* already closed */ }
   }
 
   stop() {

@@ -6,6 +6,8 @@
 // callback still runs that it lost the lock, and grant it to the next waiter while it runs.
 import { PROTOCOL_VERSION, H } from './protocol.js';
 import { requestCost } from './quota.js';
+import { Session } from './session.js';
+import { ENDING } from './connection.js';
 
 import { PENDING, HELD, DEFERRED } from './lock-core.js';
 
@@ -19,35 +21,17 @@ export function resume(hub, conn, old, m) {
   for (const item of hub.inbox.drop(old)) hub.handle(old, item);
   if (old.client === null) return hub.hello(conn, m); // handling it closed the old connection (bye)
 
-  conn.client = old.client;
-  conn.clientId = old.clientId;
-  conn.key = old.key;
+  conn.session = old.session;        // its engine client, tokens, doorbell, workers and frames
+  old.session = new Session();
   conn.dead = false;
-  conn.tokens = old.tokens;
-  conn.tokenOfId = old.tokenOfId;
-  conn.maxToken = old.maxToken;
-  conn.bell = old.bell;
-  conn.bellIndex = old.bellIndex;
-  conn.seenBell = old.seenBell;
-  conn.unsentOrder = old.unsentOrder;
   conn.bytes += old.bytes;           // the hub's total is unchanged: the same bytes, another owner
-  for (const child of old.children) { child.parent = conn; conn.children.add(child); }
-  old.children.clear();
-  conn.frames = old.frames; // (their port is their embedder's: now this one)
-  old.frames = null;
+  old.bytes = 0;
+  for (const child of conn.children) child.parent = conn; // (a frame's port is its embedder's: now this one)
   const retarget = (list) => { for (const entry of list) if (entry[0] === old) entry[0] = conn; };
   retarget(hub.deferred);
   retarget(hub.window.pending);
-  old.client = null;
-  old.bytes = 0;
-  old.tokens = new Map();
-  old.tokenOfId = new Map();
-  old.unsentOrder = [];
-  old.gone = true;
-  hub.connections.delete(old);
-  if (old.parent !== null) old.parent.children.delete(old);
-  hub.flushRun();
-  try { old.port.close(); } catch { /* already closed */ }
+  // What belongs to the old port ends with it; the context asks for its observers again (welcome).
+  hub.end(old, ENDING.moved);
   hub.clientIds.set(conn.clientId, conn);
   hub.resumed(conn, old);
   hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);

@@ -4,6 +4,7 @@
 // once and sends small frames, so none of these touches it.
 import { PROTOCOL_VERSION, H } from '../hub/protocol.js';
 import { encodeFrame } from './frames.js';
+import { ENDING } from '../hub/connection.js';
 
 const fromEnv = (name, fallback) => {
   const value = Number(process.env[name]);
@@ -98,6 +99,6 @@ export class ConnectionGate {
     const count = (this.warned.get(kind) ?? 0) + 1;
     this.warned.set(kind, count);
     if (count <= 10 || count % 1000 === 0) this.hub.log('warn', `closed a connection that never said hello: ${why} [${count}]`);
-    this.hub.forget(conn);
+    this.hub.end(conn, ENDING.gone);
   }
 }

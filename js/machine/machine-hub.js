@@ -17,6 +17,7 @@
 //   board cannot rule a loss out.
 import { createHash } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
+import { ENDING } from '../hub/connection.js';
 /** @import { HubConnection } from '../hub/connection.js' */
 import { H } from '../hub/protocol.js';
 import { MODE, WAIT, STATUS } from '../engine/index.js';
@@ -147,7 +148,7 @@ export class MachineHub extends Hub {
     for (const conn of this.orphans) {
       if (threadLives(conn.proc)) continue;
       this.log('info', `${conn.clientId} ended before it reconnected: its locks released`);
-      this.forget(conn);
+      this.end(conn, ENDING.gone);
     }
     if (this.orphans.size === 0) {
       clearInterval(this.orphanTimer);
@@ -182,9 +183,6 @@ export class MachineHub extends Hub {
 
   /** @param {HubConnection} conn */
   resumed(conn, old) {
-    conn.keyHash = old.keyHash;
-    conn.proc = old.proc;
-    conn.no = old.no;
     this.orphans.delete(old);
     this.gate?.settled(conn);
   }

@@ -170,7 +170,7 @@ test('one connection cannot make the hub keep more than its share of memory: Quo
   holder.release();
   for (const outcome of await Promise.all([holder.settled, more.settled])) assert.equal(outcome.ok, true);
   // The attacker's connection gives everything back when it closes.
-  space.hub.forget(conn);
+  space.hub.end(conn, 'gone');
   await until(() => space.hub.quota.total === 0, 'every byte is given back once the honest releases reach the hub', 5_000);
 });
 
