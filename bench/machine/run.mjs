@@ -15,7 +15,13 @@ export const MACHINE_CONTENDERS = {
   'socket-echo': { impl: 'socket-echo', node: NODE24, script, label: 'no lock: one bare round trip to another process over a Unix domain socket, Node 24' },
 };
 
-const ALL = ['ours-machine-node24', 'ours-machine-node20', 'threads-node24', 'proper-lockfile'];
+// WEBLOCKS_BENCH_BEFORE=<a built checkout of another commit>: that commit's machine lock space as one
+// more contender, for a before/after in one run (a change's cost, measured side by side).
+const before = process.env.WEBLOCKS_BENCH_BEFORE;
+if (before) {
+  MACHINE_CONTENDERS['before-machine-node24'] = { impl: 'machine', node: NODE24, script: `${before}/bench/machine/scenario.mjs`, label: `the same at ${before} (before), Node 24` };
+}
+const ALL = ['ours-machine-node24', ...(before ? ['before-machine-node24'] : []), 'ours-machine-node20', 'threads-node24', 'proper-lockfile'];
 export const MACHINE_COMPARISONS = [
   { id: 'machine-uncontended', scenario: 'uncontended', title: 'Across processes: uncontended request() (acquire + release, nobody else wants the lock)', unit: 'µs/request', better: 'lower', contenders: [...ALL, 'socket-echo'] },
   { id: 'machine-handoff-2', scenario: 'handoff-2', title: 'Across processes: 2 processes handing one exclusive lock back and forth (the in-process host: 2 threads)', unit: 'handoffs/s', better: 'higher', contenders: ALL },
