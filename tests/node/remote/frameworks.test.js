@@ -133,8 +133,12 @@ async function appStillServes(app, when) {
     socket.once('message', (data) => resolve(String(data)));
     socket.once('error', reject);
   });
-  socket.close();
   assert.equal(first, greeting, `the app's own WebSocket, ${when}`);
+  // And it stays open (nothing else took or closed its socket): a ping gets its pong.
+  socket.ping();
+  const after = await new Promise((resolve) => { socket.once('pong', () => resolve('pong')); socket.once('close', () => resolve('closed')); });
+  socket.close();
+  assert.equal(after, 'pong', `the app's own WebSocket stays open, ${when}`);
 }
 
 for (const [framework, mount] of Object.entries(frameworks)) {
