@@ -53,7 +53,19 @@ export class RemoteBackend {
     this.retryMs = RETRY_FIRST_MS;
     this.retryTimer = null;
     this.lostSince = 0;
+    this.welcomedAt = 0;     // when the last welcome came (an immediate first retry only after a connection that lasted)
+    this.froze = false;      // this connection told the server that the page is being frozen
     this.closed = false;
+    // A page about to be frozen (Chromium's background tab freezing) tells the server, which then keeps
+    // the session for its grace when the browser closes the socket at the thaw; the page resumes it.
+    this.onFreeze = () => this.freezing();
+    globalThis.document?.addEventListener?.('freeze', this.onFreeze);
+  }
+
+  freezing() {
+    if (!this.welcomed || this.closed) return;
+    this.froze = true;
+    this.socket.send(JSON.stringify({ t: C.freezing, a: this.received }));
   }
 
   // ---- the backend contract ----
@@ -117,6 +129,7 @@ export class RemoteBackend {
   close() {
     if (this.closed) return;
     this.closed = true;
+    globalThis.document?.removeEventListener?.('freeze', this.onFreeze);
     clearTimeout(this.retryTimer);
     const socket = this.socket;
     this.socket = null;
@@ -227,7 +240,18 @@ export class RemoteBackend {
       this.failEverything(domError('The lock server closed the connection before it took this client.', 'NetworkError'));
       return;
     }
-    // Lost without the server's word: resume within the grace the server gave.
+    // Lost without the server's word: resume within the grace the server gave. The first try after a
+    // frozen page's connection, or one that had been up a while, goes at once, not on a timer: a
+    // hidden tab's timers are throttled (Chromium: 1 s and more), and Chromium closes a frozen tab's
+    // socket as it thaws it, leaving only the grace to resume in. Later tries back off on a timer.
+    const froze = this.froze;
+    this.froze = false;
+    if (opened && this.retryMs === RETRY_FIRST_MS && (froze || Date.now() - this.welcomedAt >= RETRY_MAX_MS)) {
+      this.lostSince = Date.now();
+      this.retryMs = RETRY_FIRST_MS * 2;
+      this.connect();
+      return;
+    }
     if (this.lostSince === 0) this.lostSince = Date.now();
     if (Date.now() - this.lostSince > this.session.grace + RETRY_MAX_MS) {
       this.session = null;
@@ -245,6 +269,7 @@ export class RemoteBackend {
     if (frame.t === S.welcome) {
       this.session = { id: frame.session, secret: frame.secret, clientId: frame.clientId, grace: frame.grace };
       this.welcomed = true;
+      this.welcomedAt = Date.now();
       this.lostSince = 0;
       this.retryMs = RETRY_FIRST_MS;
       this.acknowledged(frame.received);
