@@ -4,7 +4,8 @@
 // checks and errors are the same. The connection opens on first use; a connection lost without the
 // server's word is resumed (the server keeps the session for its grace); nothing here runs on a
 // timer while the connection is up, so a throttled tab changes nothing (the server's pings are
-// answered by the browser itself).
+// answered by the browser itself). Over 400 lines: one class, the protocol's client side, whose
+// parts (frames out, the connection and its resume, frames in) all share the session's state.
 import { PROTOCOL_VERSION, C, S, CLOSE, ACK_EVERY } from './protocol.js';
 
 const RETRY_FIRST_MS = 100;
@@ -53,19 +54,17 @@ export class RemoteBackend {
     this.retryMs = RETRY_FIRST_MS;
     this.retryTimer = null;
     this.lostSince = 0;
-    this.welcomedAt = 0;     // when the last welcome came (an immediate first retry only after a connection that lasted)
+    this.welcomedAt = 0;
     this.froze = false;      // this connection told the server that the page is being frozen
     this.closed = false;
-    // A page about to be frozen (Chromium's background tab freezing) tells the server, which then keeps
-    // the session for its grace when the browser closes the socket at the thaw; the page resumes it.
-    this.onFreeze = () => this.freezing();
+    // Chromium closes a frozen page's socket as it thaws it: told on the freeze event, the server
+    // keeps the session for its grace then (docs/remote.md, "Liveness and grace").
+    this.onFreeze = () => {
+      if (!this.welcomed || this.closed) return;
+      this.froze = true;
+      try { this.socket.send(JSON.stringify({ t: C.freezing, a: this.received })); } catch { /* closing */ }
+    };
     globalThis.document?.addEventListener?.('freeze', this.onFreeze);
-  }
-
-  freezing() {
-    if (!this.welcomed || this.closed) return;
-    this.froze = true;
-    this.socket.send(JSON.stringify({ t: C.freezing, a: this.received }));
   }
 
   // ---- the backend contract ----
@@ -241,18 +240,15 @@ export class RemoteBackend {
       return;
     }
     // Lost without the server's word: resume within the grace the server gave. The first try after a
-    // frozen page's connection, or one that had been up a while, goes at once, not on a timer: a
-    // hidden tab's timers are throttled (Chromium: 1 s and more), and Chromium closes a frozen tab's
-    // socket as it thaws it, leaving only the grace to resume in. Later tries back off on a timer.
-    const froze = this.froze;
+    // freeze or a connection that lasted goes at once: a hidden tab's timers are throttled (1 s and more).
+    if (this.lostSince === 0) this.lostSince = Date.now();
+    const now = opened && this.retryMs === RETRY_FIRST_MS && (this.froze || Date.now() - this.welcomedAt >= RETRY_MAX_MS);
     this.froze = false;
-    if (opened && this.retryMs === RETRY_FIRST_MS && (froze || Date.now() - this.welcomedAt >= RETRY_MAX_MS)) {
-      this.lostSince = Date.now();
+    if (now) {
       this.retryMs = RETRY_FIRST_MS * 2;
       this.connect();
       return;
     }
-    if (this.lostSince === 0) this.lostSince = Date.now();
     if (Date.now() - this.lostSince > this.session.grace + RETRY_MAX_MS) {
       this.session = null;
       this.endSession(lostWhy(CLOSE.sessionGone), 'AbortError');
