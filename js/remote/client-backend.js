@@ -4,7 +4,8 @@
 // checks and errors are the same. The connection opens on first use; a connection lost without the
 // server's word is resumed (the server keeps the session for its grace); nothing here runs on a
 // timer while the connection is up, so a throttled tab changes nothing (the server's pings are
-// answered by the browser itself).
+// answered by the browser itself). Over 400 lines: one class, the protocol's client side, whose
+// parts (frames out, the connection and its resume, frames in) all share the session's state.
 import { PROTOCOL_VERSION, C, S, CLOSE, ACK_EVERY } from './protocol.js';
 
 const RETRY_FIRST_MS = 100;
@@ -53,7 +54,17 @@ export class RemoteBackend {
     this.retryMs = RETRY_FIRST_MS;
     this.retryTimer = null;
     this.lostSince = 0;
+    this.welcomedAt = 0;
+    this.froze = false;      // this connection told the server that the page is being frozen
     this.closed = false;
+    // Chromium closes a frozen page's socket as it thaws it: told on the freeze event, the server
+    // keeps the session for its grace then (docs/remote.md, "Liveness and grace").
+    this.onFreeze = () => {
+      if (!this.welcomed || this.closed) return;
+      this.froze = true;
+      try { this.socket.send(JSON.stringify({ t: C.freezing, a: this.received })); } catch { /* closing */ }
+    };
+    globalThis.document?.addEventListener?.('freeze', this.onFreeze);
   }
 
   // ---- the backend contract ----
@@ -117,6 +128,7 @@ export class RemoteBackend {
   close() {
     if (this.closed) return;
     this.closed = true;
+    globalThis.document?.removeEventListener?.('freeze', this.onFreeze);
     clearTimeout(this.retryTimer);
     const socket = this.socket;
     this.socket = null;
@@ -227,8 +239,16 @@ export class RemoteBackend {
       this.failEverything(domError('The lock server closed the connection before it took this client.', 'NetworkError'));
       return;
     }
-    // Lost without the server's word: resume within the grace the server gave.
+    // Lost without the server's word: resume within the grace the server gave. The first try after a
+    // freeze or a connection that lasted goes at once: a hidden tab's timers are throttled (1 s and more).
     if (this.lostSince === 0) this.lostSince = Date.now();
+    const now = opened && this.retryMs === RETRY_FIRST_MS && (this.froze || Date.now() - this.welcomedAt >= RETRY_MAX_MS);
+    this.froze = false;
+    if (now) {
+      this.retryMs = RETRY_FIRST_MS * 2;
+      this.connect();
+      return;
+    }
     if (Date.now() - this.lostSince > this.session.grace + RETRY_MAX_MS) {
       this.session = null;
       this.endSession(lostWhy(CLOSE.sessionGone), 'AbortError');
@@ -245,6 +265,7 @@ export class RemoteBackend {
     if (frame.t === S.welcome) {
       this.session = { id: frame.session, secret: frame.secret, clientId: frame.clientId, grace: frame.grace };
       this.welcomed = true;
+      this.welcomedAt = Date.now();
       this.lostSince = 0;
       this.retryMs = RETRY_FIRST_MS;
       this.acknowledged(frame.received);

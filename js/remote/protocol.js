@@ -19,6 +19,9 @@ export const C = Object.freeze({
   observe: 'obs',     // { id }: start observing this space
   unobserve: 'unobs', // { id }
   ack: 'ack',         // {}: only `a` matters
+  freezing: 'frz',    // {}: not sequenced; the page is being frozen (its freeze event): if this connection
+                      // then closes, the session waits for its grace instead of ending (Chromium closes a
+                      // frozen page's socket as it thaws it)
 });
 
 /** Server -> client frame types. */

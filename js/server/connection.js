@@ -15,6 +15,7 @@ export class Connection {
     this.session = null;
     this.awaitingPong = false;
     this.dropped = false; // lost (pings) or superseded: its close must not end the session
+    this.freezing = false; // the client said its page is being frozen (C.freezing) and sent nothing since
     socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     socket.on('pong', () => { this.awaitingPong = false; });
     socket.on('close', () => this.onClose());
@@ -64,6 +65,12 @@ export class Connection {
   onClose() {
     this.server.connectionGone(this);
     if (this.dropped) return;
+    // A page frozen since it said so: Chromium closes its socket (1001) as it thaws it, before the
+    // page can run. Its session waits for its grace, as after a lost connection, for the resume.
+    if (this.freezing && this.session !== null) {
+      this.session.detach(this);
+      return;
+    }
     this.session?.end('closed');
   }
 
@@ -92,7 +99,8 @@ export class Connection {
       return;
     }
     session.acknowledged(frame.a);
-    if (frame.t === C.ack) return;
+    this.freezing = frame.t === C.freezing;
+    if (frame.t === C.ack || frame.t === C.freezing) return;
     if (!seq(frame.s) || frame.s > session.received + 1) {
       this.refuse('malformed', 'bad sequence number');
       return;

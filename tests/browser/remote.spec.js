@@ -4,6 +4,7 @@
 // proven by events (grants, query() snapshots, the server's stats), never by sleeps.
 import { test, expect } from './support/fixtures.js';
 import { startApp, openRemotePage, nodeLoop, hold, until, waiting, r } from './support/remote-app.js';
+import { openStoppablePage, watchLife } from './support/remote-stopped-page.js';
 
 const test2 = test.extend({
   app: async ({ servers }, use) => {
@@ -129,6 +130,77 @@ test2('a busy tab (its page script blocked) keeps its lock: the browser answers 
   expect((await a.lockServer.query('app')).held.map((l) => l.clientId)).toEqual([clientId]);
   await r(page, 'release', held);
   expect(await r(page, 'settled', held)).toMatchObject({ ok: true });
+});
+
+// Liveness from the server's WebSocket pings, which the browser answers without the page's script:
+// a page put in the background and stopped from running any script (support/remote-stopped-page.js:
+// Chromium freezes it, hidden; Firefox's and WebKit's drivers cannot freeze a page, so another tab
+// goes in front and the page's process is stopped) keeps its lock for 20 graces of pings every
+// 200 ms, while a Node client waits; the waiter gets the lock only once the page runs again and
+// releases it. Chromium closes the frozen page's socket as it thaws it (measured: the page sees a
+// 1006, the server a 1001 close frame): the page announced the freeze (frz), so the server keeps
+// the session for its grace and the client resumes it. The annotation gives what each engine did.
+test2('a hidden tab that runs no script (frozen, or its process stopped) keeps its lock for 20 graces; the waiter gets it when the tab runs again and releases', async ({ app, session, engine }) => {
+  test.setTimeout(120_000);
+  const grace = 1000;
+  const a = await app({ pingInterval: 200, grace });
+  const page = await openStoppablePage(engine, session, a);
+  try {
+    const { tab } = page;
+    const held = await r(tab, 'request', 'hidden');
+    await r(tab, 'granted', held);
+    const [{ clientId }] = (await a.lockServer.query('app')).held;
+    const visibleAs = await watchLife(tab);
+    const next = hold(a.node(), 'hidden');
+    let nextGranted = false;
+    next.granted.then(() => { nextGranted = true; });
+    await waiting(a, 'hidden', 1);
+    const { lost } = a.lockServer.stats();
+
+    const stopped = await page.stop();
+    const stoppedAt = Date.now();
+    while (Date.now() - stoppedAt < 20 * grace) {
+      const state = await a.lockServer.query('app');
+      expect(state.held.map((l) => l.clientId), 'the stopped page still holds its lock').toEqual([clientId]);
+      expect(state.pending).toHaveLength(1);
+      expect(a.lockServer.stats().lost, 'no connection lost to an unanswered ping').toBe(lost);
+      expect(nextGranted).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const resumedAt = Date.now();
+    await page.resume();
+
+    // Running again, the page still holds the lock in the same session (Chromium closed its socket
+    // as it thawed it: the client resumed the session within the grace), and the Node client waits.
+    const after = await r(tab, 'query');
+    expect(after.held.map((l) => l.clientId)).toEqual([clientId]);
+    expect(after.pending).toHaveLength(1);
+    expect(nextGranted).toBe(false);
+    const life = await tab.evaluate(() => window.__life);
+    const sockets = await tab.evaluate(() => window.__sockets);
+    const freeze = life.events.find((e) => e.type === 'freeze');
+    const from = freeze ? freeze.at : stoppedAt; // (the page's clock is this machine's)
+    const ticksWhileStopped = life.ticks.filter((at) => at > from && at < resumedAt).length;
+    const measured = `${page.how}: visibilityState before '${visibleAs}', while stopped '${stopped.hiddenAs}'; page timer ticks (50 ms interval) in the `
+      + `${resumedAt - from} ms stopped: ${ticksWhileStopped}; events ${JSON.stringify(life.events.map((e) => `${e.type}:${e.visibility}`))}; `
+      + `sockets opened ${sockets.opened}, closes seen by the page ${JSON.stringify(sockets.closes)}`;
+    test.info().annotations.push({ type: 'measured', description: measured });
+    console.log(`measured [${engine}]: ${measured}`);
+    expect(ticksWhileStopped, 'no script of the page ran while it was stopped').toBe(0);
+    expect(stopped.hiddenAs, 'the page was hidden').toBe('hidden');
+    if (engine === 'chromium') {
+      expect(life.events.map((e) => e.type)).toEqual(['visibilitychange', 'freeze', 'resume']);
+    }
+
+    await r(tab, 'release', held);
+    expect(await r(tab, 'settled', held)).toMatchObject({ ok: true });
+    const lock = await next.granted;
+    expect(lock.name).toBe('hidden');
+    next.release();
+    expect(await next.done).toMatchObject({ ok: true });
+  } finally {
+    await page.close();
+  }
 });
 
 test2('a page refused by authorize (or from another origin) rejects its requests at once with a named error', async ({ app, openPage }) => {

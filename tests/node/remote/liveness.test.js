@@ -1,6 +1,7 @@
 // Liveness through the lock server: a client whose socket closes (its process killed) releases at
 // once; a connection that stalls keeps its locks for `grace` and resumes them, and past `grace`
-// loses them (the holder is told with an AbortError, fence() refuses its token with 409).
+// loses them (the holder is told with an AbortError, fence() refuses its token with 409); a page that
+// said it is being frozen keeps its session for grace when its socket closes (Chromium, at the thaw).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,6 +9,7 @@ import { once } from 'node:events';
 import { createLockManager, lockHeaders } from '../../../js/remote/node.js';
 import { startServer, until, hold, named } from './support.js';
 import { startStallProxy } from './stall-proxy.js';
+import WebSocket from 'ws';
 
 const HOURS = 3_600_000;
 
@@ -147,4 +149,64 @@ test('observeLocks across a resume: changes made while the connection was down a
   stop();
   first.release();
   second.release();
+});
+
+test('a page that said it is being frozen (frz) and whose socket then closes (Chromium closes it, 1001, as it thaws the page) keeps its lock for grace and resumes it; a frame after frz makes a close end the session at once again', async (t) => {
+  const { manager, url, lockServer } = await startServer(t, { pingInterval: HOURS, grace: HOURS });
+  const frames = (socket) => {
+    const queue = [];
+    const waiting = [];
+    socket.on('message', (data) => { const frame = JSON.parse(String(data)); (waiting.shift() ?? ((f) => queue.push(f)))(frame); });
+    return () => (queue.length ? Promise.resolve(queue.shift()) : new Promise((resolve) => waiting.push(resolve)));
+  };
+  const open = async () => {
+    const socket = new WebSocket(url());
+    socket.on('error', () => {});
+    await once(socket, 'open');
+    return { socket, next: frames(socket) };
+  };
+  const send = (socket, frame) => socket.send(JSON.stringify(frame));
+  const request = { t: 'req', s: 1, a: 0, id: 1, mode: 'exclusive', wait: 'wait' };
+
+  const first = await open();
+  send(first.socket, { t: 'hello', v: 1 });
+  const welcome = await first.next();
+  send(first.socket, { ...request, name: 'frozen' });
+  assert.equal((await first.next()).t, 'granted');
+  const waiter = manager();
+  const next = hold(waiter, 'frozen');
+  let nextGranted = false;
+  next.granted.then(() => { nextGranted = true; });
+  await until(async () => named((await waiter.query()).pending, 'frozen').length === 1, 'the waiter queued');
+  send(first.socket, { t: 'frz', a: 1 });
+  first.socket.close(1001);
+  await once(first.socket, 'close');
+  await until(() => lockServer.stats().detached === 1, 'the session waits for its grace');
+  assert.equal(named((await waiter.query()).held, 'frozen').length, 1, 'still held');
+  assert.equal(nextGranted, false);
+
+  const resumed = await open();
+  send(resumed.socket, { t: 'hello', v: 1, resume: { session: welcome.session, secret: welcome.secret, received: 1 } });
+  const again = await resumed.next();
+  assert.deepEqual([again.t, again.resumed, again.clientId], ['welcome', true, welcome.clientId]);
+  send(resumed.socket, { t: 'rel', s: 2, a: 1, id: 1 });
+  await next.granted;
+  next.release();
+  assert.equal((await next.done).ok, true);
+  resumed.socket.close();
+
+  // frz, then any other frame (the page runs again): a close ends the session at once, as ever.
+  const other = await open();
+  send(other.socket, { t: 'hello', v: 1 });
+  await other.next();
+  send(other.socket, { ...request, name: 'thawed' });
+  assert.equal((await other.next()).t, 'granted');
+  const after = hold(waiter, 'thawed');
+  await until(async () => named((await waiter.query()).pending, 'thawed').length === 1, 'the waiter queued');
+  send(other.socket, { t: 'frz', a: 1 });
+  send(other.socket, { t: 'ack', a: 1 });
+  other.socket.close(1001);
+  await after.granted;
+  after.release();
+  assert.equal((await after.done).ok, true);
 });
