@@ -202,7 +202,11 @@ function copyInfo(info) {
 const keyOf = (info) => `${info.mode}\u0000${info.clientId}\u0000${info.name}`;
 
 // The changes that lead from one snapshot to the other (multisets of { name, mode, clientId }):
-// what a gap in the records did, as far as the two states can tell.
+// what a gap in the records did, as far as the two states can tell for certain. A request pending
+// before and held now was granted; one held or pending now that was neither before was requested
+// (and granted). A lock or request that is gone may have been released, stolen, aborted, or
+// granted and released in the gap: the states cannot tell which, so nothing is said of it (the
+// snapshot shows it gone).
 export function differences(before, after) {
   const count = (list) => {
     const map = new Map();
@@ -210,8 +214,6 @@ export function differences(before, after) {
     return map;
   };
   const heldBefore = count(before.held);
-  const pendingBefore = count(before.pending);
-  const heldAfter = count(after.held);
   const pendingAfter = count(after.pending);
   const changes = [];
   const take = (map, key) => {
@@ -220,8 +222,6 @@ export function differences(before, after) {
     map.set(key, n - 1);
     return true;
   };
-  // Gone: released (held) or aborted (pending and not held now).
-  for (const info of before.held) if (!take(heldAfter, keyOf(info))) changes.push({ type: 'released', ...copyInfo(info) });
   const newlyHeld = [];
   for (const info of after.held) if (!take(heldBefore, keyOf(info))) newlyHeld.push(info);
   for (const info of before.pending) {
@@ -231,8 +231,6 @@ export function differences(before, after) {
     if (at >= 0) {
       newlyHeld.splice(at, 1);
       changes.push({ type: 'granted', ...copyInfo(info) });
-    } else {
-      changes.push({ type: 'aborted', ...copyInfo(info) });
     }
   }
   for (const info of newlyHeld) {

@@ -38,12 +38,15 @@ test('the reject option rejects the closing request with an OperationError and l
   stop();
 });
 
-test('a gap in the records is replaced by the changes between the snapshots around it', () => {
+test('a gap in the records is replaced by the changes the snapshots around it prove, and nothing that may not have happened', () => {
   const info = (name, clientId, mode = 'exclusive') => ({ name, mode, clientId });
   const before = { held: [info('a', 'A'), info('b', 'B')], pending: [info('a', 'C'), info('c', 'D')] };
   const after = { held: [info('a', 'C'), info('e', 'E')], pending: [info('d', 'F')] };
+  // a by A and b by B are gone (released or stolen?), c by D is gone (aborted, or granted and
+  // released?): not reported. A Firefox run of the suite's burst case saw an 'aborted' for a request
+  // that had been granted and released in a gap.
   assert.deepEqual(differences(before, after).map((change) => `${change.type} ${change.name} ${change.clientId}`), [
-    'released a A', 'released b B', 'granted a C', 'aborted c D', 'requested e E', 'granted e E', 'requested d F',
+    'granted a C', 'requested e E', 'granted e E', 'requested d F',
   ]);
 });
 
