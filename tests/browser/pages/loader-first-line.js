@@ -8,8 +8,6 @@ window.firstLine = {
   // The rest has not loaded yet: navigator.locks is the loader's pending LockManager.
   pending: navigator.locks === window[Symbol.for('weblocks-wasm.pending')] && window[installed] === undefined,
 };
-window.reported = [];
-window.addEventListener('error', (event) => window.reported.push(String(event.error && event.error.message || event.message)));
 window.order = [];
 let releaseA = null;
 const heldA = new Promise((resolve) => {
