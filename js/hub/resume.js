@@ -21,8 +21,10 @@ export function resume(hub, conn, old, m) {
   for (const item of hub.inbox.drop(old)) hub.handle(old, item);
   if (old.client === null) return hub.hello(conn, m); // handling it closed the old connection (bye)
 
+  const ownChildren = conn.children; // (workers of a context that said bye on this port before, if any)
   conn.session = old.session;        // its engine client, tokens, doorbell, workers and frames
   old.session = new Session();
+  for (const child of ownChildren) conn.children.add(child);
   conn.dead = false;
   conn.bytes += old.bytes;           // the hub's total is unchanged: the same bytes, another owner
   old.bytes = 0;
