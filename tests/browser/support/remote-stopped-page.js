@@ -12,6 +12,7 @@
 // window.__life (set up by watchLife) records the page's timer ticks and lifecycle events.
 import fs from 'node:fs';
 import { launchCdpChromium } from './engines/cdp-chromium.js';
+import { until } from './remote-app.js';
 
 /** In the page: a 50 ms ticker and its visibility, freeze and resume events, with their times. */
 export function watchLife(tab) {
@@ -47,16 +48,6 @@ async function connectCounting(tab) {
 function processState(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-}
-
-async function until(check, what) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function chromiumPage(app) {
