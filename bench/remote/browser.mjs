@@ -2,6 +2,8 @@
 // same server, same run: node bench/remote/browser.mjs [--rounds N] [--ops N]
 // The page (on the insecure test name) imports weblocks-wasm/remote's browser entry (js/remote/index.js)
 // and measures, round by round, the echo's round trip and an uncontended request() (p50, p99).
+// Then --crash-rounds times: a page holds a lock, a Node client here queues for it, the page's
+// renderer is crashed (CDP Page.crash), and the time from the crash to the waiter's grant is taken.
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +12,10 @@ import sirv from 'sirv';
 import { WebSocketServer } from 'ws';
 import { chromium } from 'playwright-core';
 import { createLockServer } from '../../js/server/index.js';
+import { livenessTables, timeToNextHolder } from './liveness.mjs';
 import { CHROMIUM_RESOLVER_ARG, insecureBase } from '../../tests/support/insecure-origin.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '1000' }, 'crash-rounds': { type: 'string', default: '9' } } });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const files = sirv(root, { dev: true, dotfiles: false });
 const server = http.createServer((req, res) => {
@@ -77,6 +80,23 @@ console.log(`| remote lock space, Chromium page over loopback (median of ${value
 | bare WebSocket echo round trip, p50 | ${result.echoP50.toFixed(0)} µs |
 | uncontended request(), p50 / p99 | ${result.requestP50.toFixed(0)} µs / ${result.requestP99.toFixed(0)} µs |
 | request() p50 ÷ echo p50 | ${result.ratio.toFixed(2)}× |`);
+
+// A page holding a lock whose renderer crashes: to a Node client's grant (it sends no Origin: allowed).
+const crashMs = [];
+for (let round = 0; round < Number(values['crash-rounds']); round++) {
+  const name = `page-crash-${round}`;
+  const holder = await browser.newPage();
+  await holder.goto(`${insecureBase(server.address().port)}bench-remote.html`);
+  await holder.waitForFunction(() => window.ready === true);
+  await holder.evaluate((name) => new Promise((resolve) => {
+    window.createLockManager({ url: '/locks' }).request(name, () => { resolve(); return new Promise(() => {}); });
+  }), name);
+  const cdp = await holder.context().newCDPSession(holder);
+  const stop = () => { cdp.send('Page.crash').catch(() => {}); }; // never answered: the page is gone
+  crashMs.push(await timeToNextHolder({ url: `ws://127.0.0.1:${server.address().port}/locks`, name, stop, timeoutMs: 30_000 }));
+  await holder.close().catch(() => {});
+}
+if (crashMs.length > 0) console.log(`\n${livenessTables([['Chromium page, renderer crashed (CDP Page.crash)', crashMs]])}`);
 await browser.close();
 server.closeAllConnections();
 server.close();
