@@ -68,7 +68,8 @@ export async function silentRound(url, name, { pingInterval, grace }) {
   try {
     const ms = await timeToNextHolder({ url, name, stop: () => child.kill('SIGSTOP'), timeoutMs: 2 * pingInterval + grace + 30_000 });
     child.kill('SIGCONT');
-    const told = await nextLine(grace + 30_000);
+    // Recorded, not thrown: a holder never told it lost its lock is a finding for the table.
+    const told = await nextLine(grace + 30_000).catch((error) => error.message);
     return { ms, told };
   } finally {
     child.kill('SIGCONT');

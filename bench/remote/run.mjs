@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { createLockManager } from '../../js/remote/node.js';
 import { livenessRounds, livenessTables } from './liveness.mjs';
+import { writeResultFile } from './out.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -103,7 +104,6 @@ const result = {
 };
 mkdirSync(new URL('../../build/bench/', import.meta.url), { recursive: true });
 writeFileSync(new URL('../../build/bench/remote.json', import.meta.url), JSON.stringify({ result, rows, liveness }, null, 2));
-const loadAtEnd = os.loadavg();
 const markdown = `| remote lock space, Node client over loopback (median of ${rounds} rounds × ${ops}) | value |
 |---|---|
 | bare WebSocket echo round trip, p50 / p99 | ${result.echoRoundTripP50us.toFixed(0)} µs / ${result.echoRoundTripP99us.toFixed(0)} µs |
@@ -113,10 +113,5 @@ const markdown = `| remote lock space, Node client over loopback (median of ${ro
 
 ${livenessTables([['Node client process SIGKILLed', liveness.crash]], liveness.silent)}`;
 console.log(markdown);
-if (values.out) {
-  const command = `node bench/remote/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
-  const load = (l) => l.map((x) => x.toFixed(2)).join(', ');
-  writeFileSync(values.out, `# The lock server over loopback\n\n${startedAt.toISOString()}, ${os.cpus()[0]?.model ?? '?'} (${os.cpus().length} cores), Node ${process.version}. ` +
-    `Command: \`${command}\`. Load average (1, 5, 15 min) at the start: ${load(loadAtStart)}; at the end: ${load(loadAtEnd)}.\n\n${markdown}\n`);
-}
+if (values.out) writeResultFile(values.out, { title: 'The lock server over loopback, Node clients', script: 'bench/remote/run.mjs', startedAt, loadAtStart, markdown });
 child.kill();
