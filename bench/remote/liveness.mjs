@@ -33,13 +33,17 @@ async function queuedBehindHolder(locks, name) {
   throw new Error(`the waiter for '${name}' never showed as queued`);
 }
 
-/** Queues a waiter for `name` (held by someone else), calls stop(), and returns ms from stop to grant. */
-export async function timeToNextHolder({ url, name, stop, timeoutMs }) {
+/**
+ * Queues a waiter for `name` (held by someone else), waits `delayMs` (not to order anything: to
+ * stop at a random moment), calls stop(), and returns ms from stop to grant.
+ */
+export async function timeToNextHolder({ url, name, stop, timeoutMs, delayMs = 0 }) {
   const waiter = createLockManager({ url });
   let grantedAt = 0;
   const granted = waiter.request(name, () => { grantedAt = performance.now(); });
   try {
     await queuedBehindHolder(waiter, name);
+    if (delayMs > 0) await new Promise((resolve) => { setTimeout(resolve, delayMs); });
     const stoppedAt = performance.now();
     stop();
     await withTimeout(granted, timeoutMs, `the waiter for '${name}'`);
@@ -66,7 +70,9 @@ export async function crashRound(url, name) {
 export async function silentRound(url, name, { pingInterval, grace }) {
   const { child, nextLine } = await startHolder(url, name);
   try {
-    const ms = await timeToNextHolder({ url, name, stop: () => child.kill('SIGSTOP'), timeoutMs: 2 * pingInterval + grace + 30_000 });
+    const ms = await timeToNextHolder({ url, name, stop: () => child.kill('SIGSTOP'), timeoutMs: 2 * pingInterval + grace + 30_000,
+      // Otherwise every round takes about as long, and the stops fall at one phase of the server's pings.
+      delayMs: Math.random() * pingInterval });
     child.kill('SIGCONT');
     // Recorded, not thrown: a holder never told it lost its lock is a finding for the table.
     const told = await nextLine(grace + 30_000).catch((error) => error.message);
