@@ -1,8 +1,11 @@
 // The remote lock space from a Chromium page over loopback, against a bare WebSocket echo on the
-// same server, same run: node bench/remote/browser.mjs [--rounds N] [--ops N]
+// same server, same run: node bench/remote/browser.mjs [--rounds N] [--ops N] [--crash-rounds N] [--out FILE.md]
 // The page (on the insecure test name) imports weblocks-wasm/remote's browser entry (js/remote/index.js)
 // and measures, round by round, the echo's round trip and an uncontended request() (p50, p99).
+// Then --crash-rounds times: a page holds a lock, a Node client here queues for it, the page's
+// renderer is crashed (CDP Page.crash), and the time from the crash to the waiter's grant is taken.
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,9 +13,13 @@ import sirv from 'sirv';
 import { WebSocketServer } from 'ws';
 import { chromium } from 'playwright-core';
 import { createLockServer } from '../../js/server/index.js';
+import { livenessTables, timeToNextHolder } from './liveness.mjs';
+import { writeResultFile } from './out.mjs';
 import { CHROMIUM_RESOLVER_ARG, insecureBase } from '../../tests/support/insecure-origin.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '1000' }, 'crash-rounds': { type: 'string', default: '9' }, out: { type: 'string' } } });
+const startedAt = new Date();
+const loadAtStart = os.loadavg();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const files = sirv(root, { dev: true, dotfiles: false });
 const server = http.createServer((req, res) => {
@@ -72,11 +79,31 @@ const result = await page.evaluate(async ({ rounds, ops }) => {
   }
   return { echoP50: median(rows.echo), requestP50: median(rows.request), requestP99: median(rows.requestP99), ratio: median(rows.ratio) };
 }, { rounds: Number(values.rounds), ops: Number(values.ops) });
-console.log(`| remote lock space, Chromium page over loopback (median of ${values.rounds} rounds × ${values.ops}) | value |
+const throughput = `| remote lock space, Chromium page over loopback (median of ${values.rounds} rounds × ${values.ops}) | value |
 |---|---|
 | bare WebSocket echo round trip, p50 | ${result.echoP50.toFixed(0)} µs |
 | uncontended request(), p50 / p99 | ${result.requestP50.toFixed(0)} µs / ${result.requestP99.toFixed(0)} µs |
-| request() p50 ÷ echo p50 | ${result.ratio.toFixed(2)}× |`);
+| request() p50 ÷ echo p50 | ${result.ratio.toFixed(2)}× |`;
+console.log(throughput);
+
+// A page holding a lock whose renderer crashes: to a Node client's grant (it sends no Origin: allowed).
+const crashMs = [];
+for (let round = 0; round < Number(values['crash-rounds']); round++) {
+  const name = `page-crash-${round}`;
+  const holder = await browser.newPage();
+  await holder.goto(`${insecureBase(server.address().port)}bench-remote.html`);
+  await holder.waitForFunction(() => window.ready === true);
+  await holder.evaluate((name) => new Promise((resolve) => {
+    window.createLockManager({ url: '/locks' }).request(name, () => { resolve(); return new Promise(() => {}); });
+  }), name);
+  const cdp = await holder.context().newCDPSession(holder);
+  const stop = () => { cdp.send('Page.crash').catch(() => {}); }; // never answered: the page is gone
+  crashMs.push(await timeToNextHolder({ url: `ws://127.0.0.1:${server.address().port}/locks`, name, stop, timeoutMs: 30_000 }));
+  await holder.close().catch(() => {});
+}
+const crash = crashMs.length > 0 ? `\n\n${livenessTables([['Chromium page, renderer crashed (CDP Page.crash)', crashMs]])}` : '';
+console.log(crash.trimStart());
+if (values.out) writeResultFile(values.out, { title: 'The lock server over loopback, a Chromium page', script: 'bench/remote/browser.mjs', startedAt, loadAtStart, markdown: throughput + crash });
 await browser.close();
 server.closeAllConnections();
 server.close();

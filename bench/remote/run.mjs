@@ -1,19 +1,36 @@
 // The remote lock space over loopback, against a bare WebSocket echo on the same server, same run:
-//   node bench/remote/run.mjs [--rounds N]
+//   node bench/remote/run.mjs [--rounds N] [--ops N] [--liveness-rounds N] [--silent 200/1000,500/2000] [--out FILE.md]
 // Node client: uncontended request() latency (p50, p99) vs the echo's round trip; handoffs/s
-// between two clients on one name. Writes build/bench/remote.json and prints a table.
+// between two clients on one name; then the liveness rounds (liveness.mjs): a holder process
+// SIGKILLed, and one SIGSTOPped under each PING/GRACE pair, to the next waiter's grant.
+// Writes build/bench/remote.json and prints markdown tables (also to --out, with the load average).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { createLockManager } from '../../js/remote/node.js';
+import { livenessRounds, livenessTables } from './liveness.mjs';
+import { writeResultFile } from './out.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '3000' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' }, ops: { type: 'string', default: '3000' },
+    'liveness-rounds': { type: 'string', default: '9' }, silent: { type: 'string', default: '200/1000,500/2000' },
+    out: { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
 const ops = Number(values.ops);
+const silentPairs = values.silent.split(',').filter(Boolean).map((pair) => {
+  const [pingInterval, grace] = pair.split('/').map(Number);
+  return { pingInterval, grace };
+});
+const loadAtStart = os.loadavg();
+const startedAt = new Date();
 
-const child = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname, ...silentPairs.map((p) => `${p.pingInterval}/${p.grace}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
 const [portLine] = await once(child.stdout, 'data');
 const port = Number(String(portLine).trim());
 
@@ -77,19 +94,24 @@ for (let round = 0; round < rounds; round++) {
   rows.ratio.push(percentile(r, 0.5) / percentile(e2, 0.5));
   rows.handoffs.push(await handoffRound(h1, h2));
 }
+locks.close(); h1.close(); h2.close(); echo.close();
+const liveness = await livenessRounds(port, { rounds: Number(values['liveness-rounds']), silentPairs });
 const result = {
-  date: new Date().toISOString(), rounds, ops, node: process.version,
+  date: startedAt.toISOString(), rounds, ops, node: process.version,
   echoRoundTripP50us: median(rows.echoP50), echoRoundTripP99us: median(rows.echoP99),
   requestP50us: median(rows.requestP50), requestP99us: median(rows.requestP99),
   requestOverEchoP50: median(rows.ratio), handoffsPerSecond: median(rows.handoffs),
 };
 mkdirSync(new URL('../../build/bench/', import.meta.url), { recursive: true });
-writeFileSync(new URL('../../build/bench/remote.json', import.meta.url), JSON.stringify({ result, rows }, null, 2));
-console.log(`| remote lock space, Node client over loopback (median of ${rounds} rounds × ${ops}) | value |
+writeFileSync(new URL('../../build/bench/remote.json', import.meta.url), JSON.stringify({ result, rows, liveness }, null, 2));
+const markdown = `| remote lock space, Node client over loopback (median of ${rounds} rounds × ${ops}) | value |
 |---|---|
 | bare WebSocket echo round trip, p50 / p99 | ${result.echoRoundTripP50us.toFixed(0)} µs / ${result.echoRoundTripP99us.toFixed(0)} µs |
 | uncontended request(), p50 / p99 | ${result.requestP50us.toFixed(0)} µs / ${result.requestP99us.toFixed(0)} µs |
 | request() p50 ÷ echo p50 | ${result.requestOverEchoP50.toFixed(2)}× |
-| handoffs between two clients on one name | ${Math.round(result.handoffsPerSecond)} /s |`);
-locks.close(); h1.close(); h2.close(); echo.close();
+| handoffs between two clients on one name | ${Math.round(result.handoffsPerSecond)} /s |
+
+${livenessTables([['Node client process SIGKILLed', liveness.crash]], liveness.silent)}`;
+console.log(markdown);
+if (values.out) writeResultFile(values.out, { title: 'The lock server over loopback, Node clients', script: 'bench/remote/run.mjs', startedAt, loadAtStart, markdown });
 child.kill();
