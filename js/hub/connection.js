@@ -27,6 +27,13 @@ export class Connection {
     this.batching = false;    // its hello asked for batches (batch: true): Hub.sendTo
   }
 
+  // The session's fields every message reads, as accessors of their own (those made in a loop
+  // below share one inline cache, several times slower per read).
+  get client() { return this.session.client; }
+  set client(value) { this.session.client = value; }
+  get tokens() { return this.session.tokens; }
+  set tokens(value) { this.session.tokens = value; }
+
   /** @param {UnbatchedHubMessage} message */
   send(message) {
     this.hub.sendTo(this, message);
@@ -52,8 +59,9 @@ export class Connection {
   }
 }
 
-// The session's fields, read and written through the connection that speaks for it now.
+// The session's other fields, read and written through the connection that speaks for it now.
 for (const field of Object.keys(new Session())) {
+  if (field in Connection.prototype) continue;
   Object.defineProperty(Connection.prototype, field, {
     get() { return this.session[field]; },
     set(value) { this.session[field] = value; },
