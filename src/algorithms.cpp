@@ -1,6 +1,7 @@
 // The Web Locks scheduling algorithms (spec section 4, and 2.6 for agent termination), with the
 // spec's step numbers. Allocation always happens before the first change of state, so that
-// WL_NO_MEMORY leaves everything as it was.
+// WL_NO_MEMORY leaves everything as it was. Over 400 lines: the algorithms share the inbox's
+// reservations and the queue's invariants, kept in this one unit's anonymous namespace.
 #include "algorithms.h"
 
 #include "platform.h"
