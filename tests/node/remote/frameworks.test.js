@@ -30,6 +30,17 @@ function appWebSocket(httpServer, path) {
 }
 const APP_SOCKET = { path: '/app-ws', protocol: undefined, greeting: 'app socket' };
 
+/** Express's and Koa's own Node HTTP server (listening on loopback): the lock server and the app's socket on it. */
+async function served(server, lockServer, hello) {
+  lockServer.attach(server, { path: '/locks' });
+  const sockets = appWebSocket(server, APP_SOCKET.path);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    port: server.address().port, hello, appSocket: APP_SOCKET,
+    close: async () => { sockets.close(); server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); },
+  };
+}
+
 const frameworks = {
   async express(lockServer) {
     const app = express();
@@ -39,14 +50,7 @@ const frameworks = {
       try { res.json(ticketInfo(ticket)); } finally { ticket.done(); }
     });
     app.use((error, req, res, next) => res.status(error.status ?? 500).send(error.message));
-    const server = app.listen(0, '127.0.0.1');
-    lockServer.attach(server, { path: '/locks' });
-    const sockets = appWebSocket(server, APP_SOCKET.path);
-    await new Promise((resolve) => server.once('listening', resolve));
-    return {
-      port: server.address().port, hello: 'express', appSocket: APP_SOCKET,
-      close: async () => { sockets.close(); server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); },
-    };
+    return served(app.listen(0, '127.0.0.1'), lockServer, 'express');
   },
 
   async fastify(lockServer) {
@@ -75,14 +79,7 @@ const frameworks = {
         try { ctx.body = ticketInfo(ticket); } finally { ticket.done(); }
       } else await next();
     });
-    const server = app.listen(0, '127.0.0.1');
-    lockServer.attach(server, { path: '/locks' });
-    const sockets = appWebSocket(server, APP_SOCKET.path);
-    await new Promise((resolve) => server.once('listening', resolve));
-    return {
-      port: server.address().port, hello: 'koa', appSocket: APP_SOCKET,
-      close: async () => { sockets.close(); server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); },
-    };
+    return served(app.listen(0, '127.0.0.1'), lockServer, 'koa');
   },
 
   async vite(lockServer) {
