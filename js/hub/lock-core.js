@@ -268,8 +268,11 @@ export class LockCore {
   /** A client registered (after its hello was accepted, before its welcome). */
   registered(conn, hello) {} // eslint-disable-line no-unused-vars
 
-  /** `conn` (a new port) took over `old`'s client (resume.js). */
-  resumed(conn, old) {} // eslint-disable-line no-unused-vars
+  /** `conn` (a new port) took over `old`'s client (resume.js); `hello` is its hello. */
+  resumed(conn, old, hello) {} // eslint-disable-line no-unused-vars
+
+  /** What a resumed client's welcome says besides the protocol's fields (resume.js). */
+  resumeDetails(conn, hello) { return {}; } // eslint-disable-line no-unused-vars
 
   /** A request of `conn` became held: before anyone is told. */
   held(conn, token, record) {} // eslint-disable-line no-unused-vars

@@ -61,6 +61,9 @@ export const LIMITS = Object.freeze({
   snapshotPieceBytes: 1 << 20,
   queryBytes: 256 << 20,
   queryTimeout: 10_000,
+  // The longest a machine hub keeps a dead process's client for a successor to adopt (hello `lease`:
+  // js/machine/machine-hub.js, "Leases"): a day.
+  leaseMs: 24 * 3600_000,
 });
 
 // Flow control (js/browser/flow.js): a context never has more than WINDOW messages that the hub
@@ -173,7 +176,8 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 // context -> hub
 // (Each constant is its own value, and names exactly one message typedef below: `@satisfies` checks both.)
 export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }} */ ({
-  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc?, batch?, then? }
+  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc?, batch?, then?, lease?, adopt? }
+                        //   (lease, adopt: machine hubs only, js/machine/machine-hub.js "Leases")
                         //   batch: true: send this context H.batch messages; then: the messages it sends right after
                         //   its hello (no hello, no ports), handled in the hello's turn if it is welcomed
                         //   proc (machine clients): { pid, tid, start }: the client's process and kernel thread
@@ -207,7 +211,8 @@ export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }
 }));
 // hub -> context
 export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */ ({
-  welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[] }
+  welcome: 'welcome',           // { t, v, hubId, clientId, reclaimed: ('held'|'stolen'|'queued')[], fences? }
+                                //   fences (a machine hub's, after a resume): each held entry's fencing token
   rejected: 'rejected',         // { t, v, reason, message }: handshake refused (version mismatch, bad hello)
   granted: 'granted',           // { t, token, fence? }: fence (machine hubs): the lock's fencing token
   released: 'released',         // { t, token }: a machine hub handled this release (sent after any news of its loss)
@@ -262,7 +267,7 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 // context -> hub
 /**
  * @typedef {{ t: 'hello', v: number, clientId: string, key: string, lostHub: string | null,
- *   reclaim: ReclaimEntry[], proc?: Proc, batch?: boolean, then?: ContextMessage[] }} HelloMessage
+ *   reclaim: ReclaimEntry[], proc?: Proc, batch?: boolean, then?: ContextMessage[], lease?: number, adopt?: true }} HelloMessage
  * @typedef {{ t: 'request', token: number, name: string, mode: LockMode, wait: WaitMode, under?: number, reject?: boolean,
  *   as?: string }} RequestMessage
  * @typedef {{ t: 'observe', call: number }} ObserveMessage
@@ -287,8 +292,8 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 // hub -> context
 /**
  * @typedef {'held' | 'stolen' | 'queued'} Reclaimed what became of each reclaim entry of a hello, in its order
- * @typedef {{ t: 'welcome', v: number, hubId: string, clientId: string, reclaimed: Reclaimed[] }} WelcomeMessage
- * @typedef {{ t: 'rejected', v: number, reason: 'hello' | 'version' | 'clientId' | 'quota' | 'process' | 'creator' | 'engine',
+ * @typedef {{ t: 'welcome', v: number, hubId: string, clientId: string, reclaimed: Reclaimed[], fences?: (number | null)[] }} WelcomeMessage
+ * @typedef {{ t: 'rejected', v: number, reason: 'hello' | 'version' | 'clientId' | 'quota' | 'process' | 'creator' | 'engine' | 'adopt',
  *   message: string }} RejectedMessage
  * @typedef {{ t: 'granted', token: number, fence?: number }} GrantedMessage
  * @typedef {{ t: 'released', token: number }} ReleasedMessage

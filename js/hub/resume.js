@@ -21,21 +21,8 @@ export function resume(hub, conn, old, m) {
   for (const item of hub.inbox.drop(old)) hub.handle(old, item);
   if (old.client === null) return hub.hello(conn, m); // handling it closed the old connection (bye)
 
-  const ownChildren = conn.children; // (workers of a context that said bye on this port before, if any)
-  conn.session = old.session;        // its engine client, tokens, doorbell, workers and frames
-  old.session = new Session();
-  for (const child of ownChildren) conn.children.add(child);
-  conn.dead = false;
-  conn.bytes += old.bytes;           // the hub's total is unchanged: the same bytes, another owner
-  old.bytes = 0;
-  for (const child of conn.children) child.parent = conn; // (a frame's port is its embedder's: now this one)
-  const retarget = (list) => { for (const entry of list) if (entry[0] === old) entry[0] = conn; };
-  retarget(hub.deferred);
-  retarget(hub.window.pending);
-  // What belongs to the old port ends with it; the context asks for its observers again (welcome).
-  hub.end(old, ENDING.moved);
-  hub.clientIds.set(conn.clientId, conn);
-  hub.resumed(conn, old);
+  moveSession(hub, old, conn);
+  hub.resumed(conn, old, m);
   hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);
 
   // Reconcile with what the context still has: its list is the truth about what it still wants.
@@ -84,9 +71,32 @@ export function resume(hub, conn, old, m) {
       }
     }
   }
-  conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed });
+  conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed, ...hub.resumeDetails(conn, m) });
   for (const [owner, token] of grantedAgain) hub.sendGrant(owner, token);
   for (const [owner, token] of submitAfterWelcome) hub.submit(owner, token);
   hub.deliverEvents();
   return undefined;
+}
+
+/**
+ * The session of `from` (its engine client, tokens, doorbell, workers, frames) goes on on `to`; what
+ * belongs to `from`'s port ends with it (the context asks for its observers again on the new one).
+ * @param hub
+ * @param {import('./connection.js').HubConnection} from
+ * @param {import('./connection.js').HubConnection} to
+ */
+export function moveSession(hub, from, to) {
+  const ownChildren = to.children; // (workers of a context that said bye on this port before, if any)
+  to.session = from.session;
+  from.session = new Session();
+  for (const child of ownChildren) to.children.add(child);
+  to.dead = false;
+  to.bytes += from.bytes;          // the hub's total is unchanged: the same bytes, another owner
+  from.bytes = 0;
+  for (const child of to.children) child.parent = to; // (a frame's port is its embedder's: now this one)
+  const retarget = (list) => { for (const entry of list) if (entry[0] === from) entry[0] = to; };
+  retarget(hub.deferred);
+  retarget(hub.window.pending);
+  hub.end(from, ENDING.moved);
+  hub.clientIds.set(to.clientId, to);
 }

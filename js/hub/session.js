@@ -28,5 +28,8 @@ export class Session {
     this.keyHash = undefined;
     /** @type {import('./protocol.js').Proc | undefined} */
     this.proc = undefined;
+    this.lease = 0;           // ms its locks outlive its thread (hello `lease`), 0 if none
+    /** @type {number | undefined} while kept for an adopter: when its lease runs out (hub.now()) */
+    this.leaseUntil = undefined;
   }
 }

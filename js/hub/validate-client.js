@@ -40,7 +40,7 @@ function checkProc(proc) {
 // One validator per context -> hub type: returns null when valid, else the reason.
 const CLIENT_VALIDATORS = {
   [C.hello](m) {
-    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'proc', 'batch', 'then'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'proc', 'batch', 'then', 'lease', 'adopt'])) return 'unexpected fields';
     if (typeof m.v !== 'number') return 'no protocol version';
     if (m.v !== PROTOCOL_VERSION) return null; // answered by the version check, whatever else it holds
     if (typeof m.key !== 'string' || m.key.length === 0 || m.key.length > 64) return 'bad key';
@@ -49,6 +49,9 @@ const CLIENT_VALIDATORS = {
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
     for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
     if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
+    // (a machine hub's: js/machine/machine-hub.js, "Leases")
+    if (m.lease !== undefined && !(Number.isSafeInteger(m.lease) && m.lease > 0 && m.lease <= LIMITS.leaseMs)) return 'bad lease';
+    if (m.adopt !== undefined && m.adopt !== true) return 'bad adopt';
     if (m.batch !== undefined && typeof m.batch !== 'boolean') return 'bad batch';
     if (m.then !== undefined) {
       if (!Array.isArray(m.then) || m.then.length > LIMITS.helloThen) return 'bad then list';

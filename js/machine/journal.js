@@ -8,7 +8,8 @@
 //
 // One JSON array per line (a hub killed mid-write leaves at most a torn last line, skipped):
 //   ["f", fence]                                   the highest fencing token given so far
-//   ["c", no, clientId, keyHash, pid, tid, start]  a client registered (no: its number in this file)
+//   ["c", no, clientId, keyHash, pid, tid, start, lease]  a client registered (no: its number in this
+//                                                  file; lease: ms its locks outlive its thread, 0 if none)
 //   ["g", no, token, fence, mode, name]            its request `token` is held, with that fencing token
 //   ["q", no, token, mode, name]                   its request `token` waits (in the order of these lines)
 //   ["r", no, token]                               its request `token` is no more (released, stolen, aborted)
@@ -68,8 +69,8 @@ export class Journal {
       order++;
       if (kind === 'f') fence = Math.max(fence, Number(no) || 0);
       else if (kind === 'c') {
-        const [, , clientId, keyHash, pid, tid, start] = entry;
-        clients.set(no, { clientId, keyHash, proc: { pid, tid, start }, entries: new Map() });
+        const [, , clientId, keyHash, pid, tid, start, lease] = entry;
+        clients.set(no, { clientId, keyHash, proc: { pid, tid, start }, lease: Number.isSafeInteger(lease) ? lease : 0, entries: new Map() });
       } else if (kind === 'x') clients.delete(no);
       else {
         const client = clients.get(no);
@@ -138,7 +139,7 @@ export class Journal {
     }
   }
 
-  client(no, clientId, keyHash, { pid, tid, start }) { this.append(['c', no, clientId, keyHash, pid, tid, start]); }
+  client(no, clientId, keyHash, { pid, tid, start }, lease = 0) { this.append(['c', no, clientId, keyHash, pid, tid, start, lease]); }
 
   held(no, token, fence, mode, name) { this.append(['g', no, token, fence, mode, name]); }
 

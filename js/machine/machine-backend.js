@@ -14,6 +14,8 @@
 // - Grants carry fencing tokens (lock.fencingToken).
 // - The thread is kept alive while a request waits or a release is unconfirmed (as the Node host
 //   does), and only then: the socket and the timers are unref'd otherwise.
+// - With options.lease (ms), the hub keeps this client's locks that long after its thread dies
+//   (machine-hub.js, "Leases"), and adopt() takes over such a client in another process.
 import { threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 // Node's own timers: a DOM test environment may replace the global ones.
@@ -28,6 +30,7 @@ import { OwnBoard, boardPath } from './loss-board.js';
 // The socket says when the hub is gone: silence alone never makes a client reconnect.
 const LIVENESS = { HUB_SILENT_AFTER: Infinity };
 const HELD = 1; // hub-link.js: a granted request (any other state waits for the hub)
+const SENT = 0; // hub-link.js: the hub has it
 
 // Why a lock is gone when its holder re-registers it with the hub that closed its connection.
 const CLOSED_BY_HUB = 'The lock was released: the machine lock hub closed this thread\'s connection (see its log).';
@@ -50,6 +53,32 @@ export class MachineBackend extends HubBackend {
     this.releasing = new Map(); // token -> resolve: releases the hub has not confirmed
     this.proc = ownProcess();
     this.board = null; // this client's loss board (loss-board.js), opened before its first hello
+    this.lease = options.lease ?? 0;
+    if (options.key !== undefined) this.key = options.key; // (a lease's adopter must know it)
+    this.claimNext = undefined; // { token, held }: what the next request() is (useToken, claim)
+    this.adoption = null;       // { resolve, reject } while adopt() waits for the hub's welcome
+  }
+
+  /** The next request() takes `token` (a caller's own numbering, so that an adopter can name it). */
+  useToken(token) {
+    this.claimNext = { token, held: undefined };
+  }
+
+  /**
+   * Takes over this client (its clientId and key, from options) kept by the hub after its process
+   * died (machine-hub.js, "Leases"). Before it, say which requests the client had: claim() before
+   * each request(); they go with the hello, held ones as held. Resolves on the welcome: each
+   * claimed held lock then either is granted (with its fencing token) or fails with an AbortError;
+   * rejects when the hub has no such client to hand over (its lease ran out, its process lives).
+   */
+  adopt() {
+    this.hubId = 'adopting'; // (a hello that re-registers: hub-link.js attach)
+    return new Promise((resolve, reject) => { this.adoption = { resolve, reject }; });
+  }
+
+  /** The next request() is one the adopted client had: `held` or waiting at the hub (adopt). */
+  claim(token, held) {
+    this.claimNext = { token, held };
   }
 
   async openSocket() {
@@ -66,9 +95,16 @@ export class MachineBackend extends HubBackend {
     // Every hello says which thread this is (protocol.js `proc`).
     const post = port.postMessage.bind(port);
     // (A socket carries no transferables: SocketPort.postMessage takes the message alone.)
-    port.postMessage = (message) => post(message?.t === C.hello ? { ...message, proc: this.proc } : message);
+    port.postMessage = (message) => post(message?.t === C.hello ? this.helloOfThread(message) : message);
     port.addEventListener('close', () => this.socketClosed(port));
     return port;
+  }
+
+  helloOfThread(hello) {
+    const said = { ...hello, proc: this.proc };
+    if (this.lease > 0) said.lease = this.lease;
+    if (this.adoption !== null) said.adopt = true;
+    return said;
   }
 
   /** The hub's end closed: the hub died (or closed this connection). */
@@ -90,7 +126,7 @@ export class MachineBackend extends HubBackend {
   updateKeepAlive() {
     // An observer keeps the thread alive until it is stopped (as an etcd watch does): its changes
     // come from the hub's socket, which otherwise does not.
-    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0 || this.observers.size > 0;
+    let waiting = this.aborts.size > 0 || this.queries.size > 0 || this.releasing.size > 0 || this.observers.size > 0 || this.adoption !== null;
     if (!waiting) for (const record of this.records.values()) if (record.state !== HELD) { waiting = true; break; }
     if (waiting === this.alive) return;
     this.alive = waiting;
@@ -98,7 +134,16 @@ export class MachineBackend extends HubBackend {
   }
 
   request(name, mode, wait, listener, within) {
+    const claim = this.claimNext;
+    this.claimNext = undefined;
+    if (claim !== undefined) this.nextToken = claim.token - 1;
     const token = super.request(name, mode, wait, listener, within);
+    const record = this.records.get(token);
+    if (claim?.held !== undefined && this.adoption !== null && record !== undefined) {
+      // The hub has it already: the hello lists it (its request message is not sent: hub-link.js post).
+      record.state = claim.held ? HELD : SENT;
+      record.claimed = claim.held;
+    }
     this.updateKeepAlive();
     return token;
   }
@@ -161,6 +206,13 @@ export class MachineBackend extends HubBackend {
         + 'processes with different versions of weblocks-wasm share it. Use one version, or give them different lock spaces (WEBLOCKS_MACHINE_SPACE).', 'NotSupportedError'));
       return;
     }
+    if (message?.t === 'rejected' && message.reason === 'adopt' && this.adoption !== null) {
+      const { reject } = this.adoption;
+      this.adoption = null;
+      this.fail(new DOMException(message.message, 'AbortError'));
+      reject(this.failure);
+      return;
+    }
     if (message?.t === H.released) {
       if (this.records.get(message.token)?.releasing) this.records.delete(message.token);
     } else if (message?.t === H.granted && Number.isSafeInteger(message.fence)) {
@@ -185,8 +237,22 @@ export class MachineBackend extends HubBackend {
   welcome(m) {
     const entries = this.helloEntries ?? [];
     const why = m.hubId === this.hubId ? CLOSED_BY_HUB : undefined;
+    const adoption = this.adoption;
+    this.adoption = null;
+    this.updateKeepAlive();
     entries.forEach((entry, i) => {
       const record = this.records.get(entry.token);
+      if (record?.claimed === true) {
+        // Adopted: its holder's callback has not run here yet.
+        record.claimed = undefined;
+        if (m.reclaimed?.[i] === 'held' && Number.isSafeInteger(m.fences?.[i])) {
+          queueMicrotask(() => record.listener.granted(entry.token, { fencingToken: m.fences[i] }));
+        } else {
+          this.records.delete(entry.token);
+          queueMicrotask(() => record.listener.failed(entry.token, new DOMException('The lock was released before this process could adopt it.', 'AbortError')));
+        }
+        return;
+      }
       if (record === undefined || record.state !== HELD || m.reclaimed?.[i] !== 'stolen') return;
       this.records.delete(entry.token);
       record.listener.stolen(entry.token, why);
@@ -199,16 +265,24 @@ export class MachineBackend extends HubBackend {
       resent = true;
     }
     if (resent && this.releasing.size > 0 && this.flow.open && this.flow.waiting === 0) this.flow.barrier();
+    adoption?.resolve();
   }
 
   /** A permanent failure (a refused hello, no hub could start): the connection serves nothing more. */
   fail(error) {
+    // A lock claimed for an adoption was never granted here: its request fails (it is not stolen).
+    for (const record of this.records.values()) if (record.claimed === true) record.state = SENT;
     super.fail(error);
     this.settleReleases();
     this.updateKeepAlive();
     const port = this.port;
     this.port = null;
+    // A client with a lease ends with a bye: a socket closed without one keeps its locks (lease).
+    if (this.lease > 0) try { port?.postMessage({ t: C.bye }); } catch { /* closed */ }
     port?.close();
+    const adoption = this.adoption;
+    this.adoption = null;
+    adoption?.reject(error);
   }
 
   /** The check timer (query timeouts) never keeps the thread alive by itself. */

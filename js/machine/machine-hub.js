@@ -15,13 +15,22 @@
 //   a request at once when its board shows no such loss. Every release is also confirmed
 //   (H.released), after any news of the lock's loss on the same connection: the slow way, when the
 //   board cannot rule a loss out.
+// - Leases: a client may ask (hello `lease`, in ms) that its locks and queue places outlive its
+//   thread for that long. When its socket closes without a bye, the hub keeps it (an orphan, granted
+//   what it waits for, its locks given to no one) until its thread is gone and then for its lease;
+//   a hello from another process with its clientId, its key and `adopt` takes it over (resume.js),
+//   as its own thread would after a hub's death, and the welcome gives each held lock's fencing
+//   token. A client whose thread lives is never adopted: two processes never speak for one client.
+//   The lock server (js/server) asks for one per remote session, its grace: a server process killed
+//   and started again finds its sessions' locks (docs/remote.md, "Server restarts").
 import { createHash } from 'node:crypto';
 import { Hub } from '../hub/hub.js';
 import { ENDING } from '../hub/connection.js';
 /** @import { HubConnection } from '../hub/connection.js' */
-import { H } from '../hub/protocol.js';
+import { H, PROTOCOL_VERSION } from '../hub/protocol.js';
 import { MODE, WAIT, STATUS } from '../engine/index.js';
 import { PREDECESSOR } from '../hub/succession.js';
+import { moveSession } from '../hub/resume.js';
 import { requestCost } from '../hub/quota.js';
 import { threadLives, unprovable } from './process-proof.js';
 import { boardPath, raiseBoard, removeBoard } from './loss-board.js';
@@ -77,7 +86,8 @@ export class MachineHub extends Hub {
     const waiting = [];
     let dead = 0;
     for (const client of clients) {
-      if (!threadLives(client.proc)) {
+      const lives = threadLives(client.proc);
+      if (!lives && !(client.lease > 0 && client.entries.length > 0)) {
         if (this.files !== null) removeBoard(boardPath(this.files, client.clientId));
         if (client.entries.length > 0) dead++;
         continue;
@@ -87,6 +97,9 @@ export class MachineHub extends Hub {
       const conn = this.connect(new Unconnected());
       conn.keyHash = client.keyHash;
       conn.proc = client.proc;
+      conn.lease = client.lease;
+      // (when its thread died is not known: its lease counts from now, the longer of the two)
+      if (!lives) conn.leaseUntil = this.now() + client.lease;
       conn.no = ++this.clientNumbers;
       this.openClient(conn, client.clientId);
       this.orphans.add(conn);
@@ -116,7 +129,7 @@ export class MachineHub extends Hub {
     this.restoring = false;
     this.journal.rewrite(this.snapshot());
     this.deliverEvents();
-    if (this.orphans.size > 0) this.orphanTimer = setInterval(() => this.checkOrphans(), ORPHAN_CHECK_MS);
+    this.watchOrphans();
     return { clients: this.orphans.size, held: held.length - conflicts, waiting: waiting.length, dead, conflicts };
   }
 
@@ -133,7 +146,7 @@ export class MachineHub extends Hub {
     const waiting = [];
     for (const conn of this.connections) {
       if (conn.client === null || conn.no === undefined) continue;
-      lines.push(['c', conn.no, conn.clientId, conn.keyHash, conn.proc.pid, conn.proc.tid, conn.proc.start]);
+      lines.push(['c', conn.no, conn.clientId, conn.keyHash, conn.proc.pid, conn.proc.tid, conn.proc.start, conn.lease]);
       for (const [token, record] of conn.tokens) {
         if (record.state === HELD) lines.push(['g', conn.no, token, record.fence, record.entry.mode, record.entry.name]);
         else if (record.state === PENDING) waiting.push([record.seq, ['q', conn.no, token, record.entry.mode, record.entry.name]]);
@@ -143,17 +156,77 @@ export class MachineHub extends Hub {
     return lines;
   }
 
-  /** A client that has not reconnected since the last hub died: its locks go once its thread is gone. */
+  /**
+   * A client that has not reconnected (since the last hub died, or since its socket closed, with a
+   * lease): its locks go once its thread is gone and its lease, if any, has run out.
+   */
   checkOrphans() {
     for (const conn of this.orphans) {
-      if (threadLives(conn.proc)) continue;
-      this.log('info', `${conn.clientId} ended before it reconnected: its locks released`);
+      if (conn.leaseUntil === undefined) {
+        if (threadLives(conn.proc)) continue;
+        if (conn.lease > 0) {
+          conn.leaseUntil = this.now() + conn.lease;
+          this.log('info', `${conn.clientId} ended: its locks are kept ${conn.lease} ms for a process that adopts it`);
+          continue;
+        }
+        this.log('info', `${conn.clientId} ended before it reconnected: its locks released`);
+      } else if (this.now() < conn.leaseUntil) {
+        continue;
+      } else {
+        this.log('info', `${conn.clientId}'s lease ran out before a process adopted it: its locks released`);
+      }
       this.end(conn, ENDING.gone);
     }
     if (this.orphans.size === 0) {
       clearInterval(this.orphanTimer);
       this.orphanTimer = null;
     }
+  }
+
+  watchOrphans() {
+    if (this.orphans.size > 0 && this.orphanTimer === null) this.orphanTimer = setInterval(() => this.checkOrphans(), ORPHAN_CHECK_MS);
+  }
+
+  /**
+   * A client with a lease whose socket closed without a bye is kept (the class comment, "Leases"):
+   * its session moves to a connection without a port, as after a hub's death. @param {HubConnection} conn
+   */
+  portClosed(conn) {
+    if (conn.client !== null && conn.lease > 0 && !this.restoring) {
+      // What its port delivered before it closed was sent before it closed (a bye among it ends it).
+      for (const item of this.inbox.drop(conn)) this.handle(conn, item);
+    }
+    if (conn.client === null || conn.lease === 0 || conn.tokens.size === 0 || this.restoring) {
+      super.portClosed(conn);
+      return;
+    }
+    /** @type {HubConnection} */
+    const orphan = this.connect(new Unconnected());
+    moveSession(this, conn, orphan);
+    if (!threadLives(orphan.proc)) orphan.leaseUntil = this.now() + orphan.lease;
+    this.orphans.add(orphan);
+    this.watchOrphans();
+    this.log('info', `${orphan.clientId} lost its connection: its locks are kept for its process, then ${orphan.lease} ms for one that adopts it`);
+  }
+
+  /** A hello that adopts a client must find it kept for adoption, and only such a hello may take it. @param {HubConnection} conn */
+  hello(conn, m) {
+    if (m.v !== PROTOCOL_VERSION) return super.hello(conn, m);
+    const holder = this.clientIds.get(m.clientId);
+    if (holder !== undefined && this.orphans.has(holder) && holder.leaseUntil === undefined && holder.lease > 0 && !threadLives(holder.proc)) {
+      holder.leaseUntil = this.now() + holder.lease; // (died since the last check)
+    }
+    const adoptable = holder !== undefined && this.orphans.has(holder) && holder.leaseUntil !== undefined;
+    if (m.adopt === true) {
+      const why = unprovable(m.proc)
+        ?? (holder === undefined ? 'no client of that id is kept here (its lease ran out, or it never had one)' : null)
+        ?? (!adoptable ? 'that client\'s process still lives' : null)
+        ?? (!this.sameContext(holder, m.key) ? 'the key is not that client\'s' : null);
+      if (why !== null) return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'adopt', message: `The machine lock hub refused to hand over client ${String(m.clientId).slice(0, 80)}: ${why}.` });
+    } else if (adoptable) {
+      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId kept for a process that adopts it' });
+    }
+    return super.hello(conn, m);
   }
 
   compactJournal() {
@@ -172,8 +245,9 @@ export class MachineHub extends Hub {
   registered(conn, hello) {
     conn.keyHash = hashKey(hello.key);
     conn.proc = hello.proc;
+    conn.lease = hello.lease ?? 0;
     conn.no = ++this.clientNumbers;
-    this.journal.client(conn.no, conn.clientId, conn.keyHash, conn.proc);
+    this.journal.client(conn.no, conn.clientId, conn.keyHash, conn.proc, conn.lease);
     this.gate?.settled(conn);
   }
 
@@ -182,9 +256,27 @@ export class MachineHub extends Hub {
   }
 
   /** @param {HubConnection} conn */
-  resumed(conn, old) {
+  resumed(conn, old, hello) {
     this.orphans.delete(old);
     this.gate?.settled(conn);
+    if (hello.adopt !== true) return;
+    // Adopted (hello above): the client's thread is the adopter's from now on.
+    conn.proc = hello.proc;
+    conn.lease = hello.lease ?? conn.lease;
+    conn.leaseUntil = undefined;
+    this.journal.rewrite(this.snapshot());
+    this.log('info', `${conn.clientId} adopted by process ${hello.proc.pid}: its locks and requests are kept`);
+  }
+
+  /** An adopter learns each held lock's fencing token (it did not hear the grants). @param {HubConnection} conn */
+  resumeDetails(conn, hello) {
+    if (hello.adopt !== true) return {};
+    // (a fence only for the lock the entry names: an adopter that names another gets none, and loses it)
+    const fenceOf = (entry) => {
+      const record = entry.held ? conn.tokens.get(entry.token) : undefined;
+      return record?.state === HELD && record.entry.name === entry.name && record.entry.mode === entry.mode ? record.fence : null;
+    };
+    return { fences: hello.reclaim.map(fenceOf) };
   }
 
   /** @param {HubConnection} conn */

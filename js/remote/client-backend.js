@@ -10,6 +10,7 @@ import { PROTOCOL_VERSION, C, S, CLOSE, ACK_EVERY } from './protocol.js';
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5000;
+const HELLO_ACCOUNT_BYTES = 12 * 1024;
 const HELD = 'held';
 
 function domError(message, name) {
@@ -75,7 +76,7 @@ export class RemoteBackend {
       queueMicrotask(() => listener.failed(id, domError('This lock manager is closed.', 'InvalidStateError')));
       return id;
     }
-    this.requests.set(id, { listener, state: 'pending' });
+    this.requests.set(id, { listener, state: 'pending', name, mode, wait: waitMode });
     this.send({ t: C.request, id, name, mode, wait: waitMode });
     return id;
   }
@@ -192,8 +193,15 @@ export class RemoteBackend {
     socket.onopen = () => {
       opened = true;
       const hello = { t: C.hello, v: PROTOCOL_VERSION };
-      if (this.session !== null) hello.resume = { session: this.session.id, secret: this.session.secret, received: this.received };
-      socket.send(JSON.stringify(hello));
+      if (this.session !== null) hello.resume = { session: this.session.id, secret: this.session.secret, received: this.received, sent: this.sent, state: this.account() };
+      let text = JSON.stringify(hello);
+      // Within the server's default frame limit (16 KiB): without its account, a session only the
+      // process that has it can resume.
+      if (hello.resume !== undefined && new TextEncoder().encode(text).length > HELLO_ACCOUNT_BYTES) {
+        delete hello.resume.state;
+        text = JSON.stringify(hello);
+      }
+      socket.send(text);
     };
     socket.onmessage = (event) => {
       if (this.socket !== socket) return;
@@ -300,6 +308,19 @@ export class RemoteBackend {
     }
     this.act(frame);
     this.checkBusy();
+  }
+
+  /**
+   * What this client has open, for a server process that adopts the session after the one that had
+   * it died (docs/remote.md, "Server restarts"): it replaces the frames not acknowledged yet.
+   */
+  account() {
+    const requests = [];
+    for (const [id, r] of this.requests) {
+      const state = r.state === 'pending' && this.aborts.has(id) ? 'aborting' : r.state;
+      requests.push({ id, name: r.name, mode: r.mode, wait: r.wait, state });
+    }
+    return { requests, queries: [...this.queries.keys()], observers: [...this.observers.keys()] };
   }
 
   acknowledged(seq) {

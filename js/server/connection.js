@@ -16,8 +16,10 @@ export class Connection {
     this.awaitingPong = false;
     this.dropped = false; // lost (pings) or superseded: its close must not end the session
     this.freezing = false; // the client said its page is being frozen (C.freezing) and sent nothing since
+    this.adopting = false; // a session of a server process that died is being taken over (adopt)
     socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    socket.on('pong', () => { this.awaitingPong = false; });
+    this.lastHeard = Date.now(); // a pong or a frame: the grace of a lost connection counts from it
+    socket.on('pong', () => { this.awaitingPong = false; this.lastHeard = Date.now(); });
     socket.on('close', () => this.onClose());
     socket.on('error', () => {}); // a 'close' follows
   }
@@ -36,11 +38,15 @@ export class Connection {
     try { this.socket.ping(); } catch { /* closing */ }
   }
 
-  /** No pong: the connection is gone without a close. The session waits for its grace. */
+  /**
+   * No pong: the connection is gone without a close. The session waits for its grace, counted
+   * from when the client was last heard (the loss happened after it): a client that stopped loses
+   * its locks `grace` + at most one ping interval after it stopped, however the pings fell.
+   */
   lost() {
     this.dropped = true;
     this.socket.terminate();
-    this.session?.detach(this);
+    this.session?.detach(this, false, this.lastHeard);
     this.server.connectionLost();
     this.server.connectionGone(this);
   }
@@ -77,6 +83,7 @@ export class Connection {
   onMessage(data, isBinary) {
     if (this.dropped) return;
     this.awaitingPong = false; // anything heard proves the connection
+    this.lastHeard = Date.now();
     let frame;
     try {
       if (isBinary) throw new Error('binary');
@@ -90,7 +97,7 @@ export class Connection {
       return;
     }
     if (this.session === null) {
-      this.hello(frame);
+      if (!this.adopting) this.hello(frame);
       return;
     }
     const session = this.session;
@@ -142,6 +149,39 @@ export class Connection {
     return ['malformed', 'unknown frame type'];
   }
 
+  /**
+   * A resume of a session this process does not have, on a backend that keeps locks across server
+   * processes ('machine'): the lock space may keep its client for a process that died (docs/remote.md,
+   * "Server restarts"). Frames that come meanwhile wait (the client sends none before its welcome).
+   */
+  adopt(resume) {
+    const problem = checkAccount(resume, this.server.options);
+    if (problem !== null) {
+      this.refuse(problem === 'too many' ? 'tooManyRequests' : 'malformed', `bad resume (${problem})`);
+      return;
+    }
+    const session = this.server.newSession(this.space, resume);
+    if (typeof session === 'string') {
+      this.refuse(session, 'too many connections');
+      return;
+    }
+    this.adopting = true;
+    const { requests, queries, observers } = resume.state;
+    session.adopt(requests, queries, observers).then(() => {
+      this.adopting = false;
+      if (this.dropped || this.socket.readyState !== OPEN) {
+        session.detach(this, true); // closed meanwhile: the session waits for its grace
+        return;
+      }
+      this.session = session;
+      session.attach(this, resume.received, true);
+    }, () => {
+      this.adopting = false;
+      session.end('refused');
+      this.refuse('sessionGone', 'no such session (its grace ran out)');
+    });
+  }
+
   hello(frame) {
     if (frame.t !== C.hello || frame.v !== 1) {
       this.refuse('malformed', 'the first frame is a hello of protocol version 1');
@@ -150,6 +190,10 @@ export class Connection {
     const resume = frame.resume;
     if (resume !== undefined) {
       const session = this.server.findSession(resume?.session, resume?.secret, this.space);
+      if (session === null && resume?.state !== undefined && this.server.mayAdopt(this.space)) {
+        this.adopt(resume);
+        return;
+      }
       if (session === null || !seq(resume.received) || resume.received > session.sent) {
         this.refuse('sessionGone', 'no such session (its grace ran out)');
         return;
@@ -175,6 +219,29 @@ export class Connection {
     this.session = session;
     session.attach(this, 0, false);
   }
+}
+
+const REQUEST_STATES = new Set(['held', 'releasing', 'pending', 'aborting']);
+
+/** What is wrong with the client's account of a session to adopt (its resume's `state`), or null. */
+function checkAccount(resume, options) {
+  const state = resume.state;
+  if (typeof resume.session !== 'string' || resume.session.length > 64 || typeof resume.secret !== 'string' || resume.secret.length > 64) return 'bad session';
+  if (!seq(resume.received) || !seq(resume.sent)) return 'bad sequence numbers';
+  if (state === null || typeof state !== 'object' || !Array.isArray(state.requests) || !Array.isArray(state.queries) || !Array.isArray(state.observers)) return 'bad state';
+  if (state.requests.length + state.queries.length + state.observers.length > options.maxOutstanding) return 'too many';
+  const ids = new Set();
+  for (const id of [...state.queries, ...state.observers]) {
+    if (!seq(id) || ids.has(id)) return 'bad id';
+    ids.add(id);
+  }
+  for (const r of state.requests) {
+    if (r === null || typeof r !== 'object' || !seq(r.id) || ids.has(r.id) || r.id === 0) return 'bad id';
+    ids.add(r.id);
+    if (typeof r.name !== 'string' || r.name.length > options.maxNameLength) return 'bad name';
+    if (!MODES.has(r.mode) || !WAITS.has(r.wait) || !REQUEST_STATES.has(r.state)) return 'bad request';
+  }
+  return null;
 }
 
 function seq(value) {

@@ -99,14 +99,21 @@ class LockServer {
     return etcdLocks(key, backend.etcd);
   }
 
-  newSession(key) {
+  /** `resumed`: a session of a server process that died, to adopt (connection.js adopt). */
+  newSession(key, resumed) {
     if (this.#sessions.size >= this.options.maxConnections) return 'tooManyConnections';
     const space = this.#space(key);
     if (space.sessions.size >= this.options.maxConnectionsPerSpace) return 'tooManyConnections';
-    const session = new Session(this, space);
+    if (resumed !== undefined && this.#sessions.has(resumed.session)) return 'sessionGone';
+    const session = new Session(this, space, resumed);
     space.sessions.add(session);
     this.#sessions.set(session.id, session);
     return session;
+  }
+
+  /** Whether a resume of a session this process does not have may adopt it from the space's backend. */
+  mayAdopt(key) {
+    return this.options.backend === 'machine' && !this.#closed;
   }
 
   findSession(id, secret, key) {

@@ -13,25 +13,54 @@ const GONE_WHY = {
 };
 
 export class Session {
-  constructor(server, space) {
+  /**
+   * @param {{ session: string, secret: string, received: number, sent: number }} [resumed] a session
+   *   of a server process that died, to adopt (adopt()): its id, secret, and where its frames were
+   */
+  constructor(server, space, resumed) {
     this.server = server;
     this.space = space;
-    this.id = randomUUID();
-    this.secret = randomBytes(18).toString('base64url');
-    const client = space.newClient(randomUUID());
+    this.id = resumed?.session ?? randomUUID();
+    this.secret = resumed?.secret ?? randomBytes(18).toString('base64url');
+    const client = space.newClient(randomUUID(), { id: this.id, secret: this.secret, grace: server.options.grace });
     this.clientId = client.clientId; // as query() shows it (the machine backend names its own)
     this.locks = client.locks;
+    this.client = client;
     this.closeClient = client.close;
     this.entries = new Map();    // client request id -> entry
     this.outstanding = 0;        // requests not settled + queries in flight + observers
     this.observers = new Map();  // client observer id -> stop()
-    this.sent = 0;               // last sequence number sent
-    this.received = 0;           // last sequence number received
-    this.ackedToClient = 0;      // last `a` we sent
+    // (an adopted session goes on with the numbers the client had: its frames so far are moot)
+    this.sent = resumed?.received ?? 0;  // last sequence number sent
+    this.received = resumed?.sent ?? 0;  // last sequence number received
+    this.ackedToClient = this.received;  // last `a` we sent
     this.outbox = [];            // [seq, text] not acknowledged yet
     this.connection = null;
     this.graceTimer = null;
     this.ended = false;
+  }
+
+  /**
+   * Takes over a session of a server process that died (docs/remote.md, "Server restarts"): the
+   * machine lock space kept its client for the grace (machine-hub.js "Leases"); `requests` is what
+   * the remote client says it had (connection.js checks it). Held locks come back held, with their
+   * fencing tokens, or are told lost; waits keep their places; a release or an abort the old
+   * process may not have handled is done now; queries are answered and observers started again.
+   * Rejects when the lock space no longer has the client (its lease ran out): nothing was changed.
+   * @param {{ id: number, name: string, mode: string, wait: string, state: string }[]} requests
+   */
+  async adopt(requests, queries, observers) {
+    const adoption = this.client.adopt();
+    adoption.catch(() => {});
+    for (const r of requests) {
+      const held = r.state === 'held' || r.state === 'releasing';
+      // (a steal in flight waits as a plain request, as in a browser context's hello: hub-link.js)
+      this.request(r.id, r.name, r.mode, held || r.wait === 'preempt' ? 'wait' : r.wait, held ? r.state : 'waiting');
+    }
+    await adoption;
+    for (const r of requests) if (r.state === 'aborting') this.abort(r.id);
+    for (const id of queries) this.query(id);
+    for (const id of observers) this.observe(id);
   }
 
   // ---- frames out ----
@@ -83,11 +112,14 @@ export class Session {
     for (const [id, observer] of this.observers) observer.restart(id);
   }
 
-  /** The connection was lost without a close: keep everything for `grace`. */
-  detach(connection) {
-    if (this.connection !== connection || this.ended) return;
+  /**
+   * The connection was lost without a close: keep everything for `grace` from `since` (when the
+   * client was last heard; the close, if it closed).
+   */
+  detach(connection, adopted = false, since = Date.now()) {
+    if ((this.connection !== connection && !adopted) || this.ended) return;
     this.connection = null;
-    this.graceTimer = setTimeout(() => this.end('grace'), this.server.options.grace);
+    this.graceTimer = setTimeout(() => this.end('grace'), Math.max(0, since + this.server.options.grace - Date.now()));
     this.graceTimer.unref?.();
   }
 
@@ -98,13 +130,21 @@ export class Session {
     if (this.received - this.ackedToClient >= ACK_EVERY) this.sendLoose({ t: S.ack });
   }
 
-  request(id, name, mode, wait) {
+  /**
+   * `adopted`: what the client had in a session adopted (adopt): 'held' or 'releasing' (a lock it
+   * was told it holds), 'waiting'.
+   */
+  request(id, name, mode, wait, adopted) {
     const controller = wait === 'wait' ? new AbortController() : undefined;
-    const entry = { id, name, mode, state: 'pending', controller, grant: null, hold: null, told: false, done: null };
+    const told = adopted === 'held' || adopted === 'releasing';
+    const entry = { id, name, mode, state: told ? 'held' : 'pending', controller, grant: null, hold: null, told, adopted, done: null };
     this.entries.set(id, entry);
     this.outstanding++;
     const options = { mode, ifAvailable: wait === 'no-wait', steal: wait === 'preempt' };
     if (controller !== undefined) options.signal = controller.signal;
+    // Its token in the lock space is its id (machine-locks.js): an adopter names it so.
+    if (adopted !== undefined) this.client.claim(id, told);
+    else this.client.useToken?.(id);
     entry.done = this.locks.request(name, options, (lock) => this.granted(entry, lock)).then(
       () => this.settled(entry, null),
       (error) => this.settled(entry, error),
@@ -131,7 +171,8 @@ export class Session {
     this.space.addGrant(grant);
     // A stolen lock's open tickets still guard its resource: the thief starts after them.
     await this.space.ticketsClear(grant.name, grant.mode, grant);
-    if (entry.state === 'held') {
+    if (entry.adopted === 'releasing') this.release(entry.id); // (its release may not have reached the old process)
+    else if (entry.state === 'held' && !entry.told) {
       entry.told = true;
       this.send({ t: S.granted, id: entry.id, fence: grant.fencingToken });
     }
@@ -153,7 +194,7 @@ export class Session {
       // Stolen while held: the client's request() rejects with this AbortError's message.
       // A lost entry stays (and counts in maxOutstanding) until its holder's release: a client
       // stealing from itself in a loop cannot grow it without bound.
-      const releasing = entry.state === 'releasing';
+      const releasing = entry.state === 'releasing' || entry.adopted === 'releasing';
       entry.state = 'lost';
       this.send({ t: S.lost, id: entry.id, why: error.message });
       if (releasing) this.finishRelease(entry);
@@ -262,7 +303,7 @@ export class Session {
     for (const entry of this.entries.values()) {
       if (entry.grant !== null) this.space.endGrant(entry.grant);
       if (entry.state === 'pending' && entry.controller !== undefined) entry.controller.abort();
-      else if (entry.state === 'held' || entry.state === 'releasing' || entry.state === 'lost') entry.hold();
+      else if (entry.state === 'held' || entry.state === 'releasing' || entry.state === 'lost') entry.hold?.(); // (none yet: an adopted lock not granted back)
     }
     this.outbox = [];
     this.server.sessionEnded(this);

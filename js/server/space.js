@@ -5,7 +5,7 @@
 export class Space {
   /**
    * @param {string} key
-   * @param {{ newClient(clientId: string): any, source(): any, query(): Promise<any>, dispose(): void }} locks
+   * @param {{ newClient(clientId: string, session?: any): any, source(): any, query(): Promise<any>, dispose(): void, adopts?: boolean }} locks
    * @param {(space: Space) => void} onIdle  called when nothing of it is left (the server forgets it)
    */
   constructor(key, locks, onIdle = () => {}) {
@@ -19,14 +19,16 @@ export class Space {
     this.tickets = new Map();       // name -> Set of open tickets
   }
 
-  /** A new client for a session: { clientId, locks, close() } (close: agent termination, spec 2.6). */
-  newClient(clientId) {
-    const client = this.locks.newClient(clientId);
+  /**
+   * A new client for a session: { clientId, locks, close() } (close: agent termination, spec 2.6),
+   * and where the backend can adopt (machine-locks.js) useToken, claim and adopt.
+   */
+  newClient(clientId, session) {
+    const client = this.locks.newClient(clientId, session);
     this.clients++;
     let closed = false;
     return {
-      clientId: client.clientId,
-      locks: client.locks,
+      ...client,
       close: () => {
         if (closed) return;
         closed = true;
@@ -36,6 +38,11 @@ export class Space {
         });
       },
     };
+  }
+
+  /** Whether a session of a server process that died can be taken over (a backend that keeps its locks: 'machine'). */
+  get adopts() {
+    return this.locks.adopts === true;
   }
 
   /** observeLocks's source (js/api/observe-locks.js) for this space. */

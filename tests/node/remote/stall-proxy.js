@@ -1,12 +1,14 @@
 // A loopback TCP proxy that can stop forwarding (a network stall: no close, no reset, bytes just
-// stop) and start again; what arrives meanwhile is held, as a stalled path holds it.
+// stop) and start again; what arrives meanwhile is held, as a stalled path holds it. New
+// connections can be sent to another port (a load balancer that moved on to another server).
 import net from 'node:net';
 
 export async function startStallProxy(t, targetPort) {
   const pairs = new Set();
   let stalled = false;
+  let target = targetPort;
   const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, '127.0.0.1');
+    const upstream = net.connect(target, '127.0.0.1');
     const pair = { client, upstream, held: [] };
     pairs.add(pair);
     const forward = (from, to) => {
@@ -32,6 +34,8 @@ export async function startStallProxy(t, targetPort) {
   return {
     port: server.address().port,
     stall() { stalled = true; },
+    /** Connections made from now on go to `port`. */
+    retarget(port) { target = port; },
     flow() {
       stalled = false;
       for (const pair of pairs) {
