@@ -22,7 +22,11 @@ export interface LockServerOptions {
   machineFolder?: string;
   /** ms between the server's WebSocket pings (default 5000); a ping unanswered by the next one loses the connection. */
   pingInterval?: number;
-  /** ms a lost connection's session keeps its locks and queue places for a resume (default 15000). */
+  /**
+   * ms a lost connection's session keeps its locks and queue places for a resume (default 15000), counted from the
+   * ping it did not answer; with backend 'machine', also how long a dead server process's sessions are kept for the
+   * server process their clients reconnect to (docs/remote.md, "Server restarts").
+   */
   grace?: number;
   /** Allowed Origin values of browser upgrades (default: the request's own host only). */
   origins?: string[] | ((origin: string, req: IncomingMessage) => boolean);

@@ -18,8 +18,8 @@ export class Connection {
     this.freezing = false; // the client said its page is being frozen (C.freezing) and sent nothing since
     this.adopting = false; // a session of a server process that died is being taken over (adopt)
     socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    this.lastHeard = Date.now(); // a pong or a frame: the grace of a lost connection counts from it
-    socket.on('pong', () => { this.awaitingPong = false; this.lastHeard = Date.now(); });
+    this.pingSentAt = 0; // when the ping not answered yet went: a lost connection's grace counts from it
+    socket.on('pong', () => { this.awaitingPong = false; });
     socket.on('close', () => this.onClose());
     socket.on('error', () => {}); // a 'close' follows
   }
@@ -35,18 +35,20 @@ export class Connection {
       return;
     }
     this.awaitingPong = true;
+    this.pingSentAt = Date.now();
     try { this.socket.ping(); } catch { /* closing */ }
   }
 
   /**
    * No pong: the connection is gone without a close. The session waits for its grace, counted
-   * from when the client was last heard (the loss happened after it): a client that stopped loses
-   * its locks `grace` + at most one ping interval after it stopped, however the pings fell.
+   * from the ping that went unanswered (found one ping interval later): a client that went silent
+   * keeps its locks about `grace` (the ping went after it stopped, or within a round trip before)
+   * and loses them at most `grace` + one ping interval after it stopped.
    */
   lost() {
     this.dropped = true;
     this.socket.terminate();
-    this.session?.detach(this, false, this.lastHeard);
+    this.session?.detach(this, false, this.pingSentAt);
     this.server.connectionLost();
     this.server.connectionGone(this);
   }
@@ -83,7 +85,6 @@ export class Connection {
   onMessage(data, isBinary) {
     if (this.dropped) return;
     this.awaitingPong = false; // anything heard proves the connection
-    this.lastHeard = Date.now();
     let frame;
     try {
       if (isBinary) throw new Error('binary');

@@ -2,7 +2,7 @@
 import { etcdOptions } from '../etcd/options.js';
 const DEFAULTS = Object.freeze({
   pingInterval: 5000,          // ms between the server's WebSocket pings; a ping unanswered by the next one loses the connection
-  grace: 15000,                // ms a lost connection's session keeps its locks and queue places for a resume
+  grace: 15000,                // ms a lost connection's session keeps its locks and queue places for a resume (from its unanswered ping); 'machine': a dead server process's sessions too
   ticketTimeout: 30000,        // ms a fence() ticket can hold its lock past the holder's release
   maxNameLength: 1024,         // UTF-16 code units of a lock name
   maxFrameBytes: 16 * 1024,    // bytes of one client frame (bigger: close 1009)

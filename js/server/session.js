@@ -113,8 +113,8 @@ export class Session {
   }
 
   /**
-   * The connection was lost without a close: keep everything for `grace` from `since` (when the
-   * client was last heard; the close, if it closed).
+   * The connection was lost without a close: keep everything for `grace` from `since` (the ping
+   * that went unanswered: connection.js lost; the close, if it closed).
    */
   detach(connection, adopted = false, since = Date.now()) {
     if ((this.connection !== connection && !adopted) || this.ended) return;
