@@ -59,7 +59,7 @@ mapfile -t node_tests < <(find tests/node -name '*.test.js' ! -path 'tests/node/
 mapfile -t node24_tests < <(printf '%s\n' "${node_tests[@]}" \
   | grep -v -E '^tests/node/model/(differential-engine|differential-finds-bugs|exhaustion|hold-checker|spec-model)\.test\.js$' \
   | grep -v -E '^tests/node/api/(alive-database|fair-inbox|held-markers|hub-[a-z-]+|opaque-origin|webkit-agent|window-early-port)\.test\.js$' \
-  | grep -v -E '^tests/node/(etcd/|remote/etcd\.test\.js$)' ; echo tests/node/etcd/register.test.js)
+  | grep -v -E '^tests/node/(etcd/|remote/(suite-remote-)?etcd\.test\.js$)' ; echo tests/node/etcd/register.test.js)
 
 # The browser tests: one Playwright project per engine: Chromium (Playwright), Firefox ESR
 # (puppeteer-core over WebDriver BiDi), WebKitGTK (WebKitWebDriver + MiniBrowser, which needs an X

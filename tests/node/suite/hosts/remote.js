@@ -6,7 +6,7 @@ import { createLockManager } from '../../../../js/remote/node.js';
 import { requestHandle } from '../handle.js';
 import { runStressContext } from '../stress.js';
 
-export function createRemoteHost({ url, asyncContext }) {
+export function createRemoteHost({ url, asyncContext, stressRequests, webidl = true }) {
   const locks = createLockManager({ url });
   const opened = new Set();
 
@@ -30,7 +30,9 @@ export function createRemoteHost({ url, asyncContext }) {
     locks,
     endings: ['close'],
     asyncContext,
+    webidl,
     remoteLockSpace: true,
+    ...(stressRequests === undefined ? {} : { stressRequests }),
     // Nested requests are not told to the server as nested (docs/remote.md): no deadlockDetection.
     observeLocks: (callback, observeOptions) => locks.observeLocks(callback, observeOptions),
     // Ready once the context's connection answers.
