@@ -10,6 +10,11 @@ export type {
 export interface RemoteLockManagerOptions {
   /** The lock server: ws: or wss:; in a page also http(s): or a relative URL, resolved against the page. */
   url: string | URL;
+  /**
+   * What a request made inside a held lock's callback that would close a certain deadlock gets: 'reject' (an
+   * OperationError) or 'report' (default: the global WEBLOCKS_DEADLOCK, else 'report'; observeLocks names it).
+   */
+  deadlock?: 'reject' | 'report';
 }
 
 /** A lock granted through a lock server: its fencing token grows from each holder of a name to the next, per space. */

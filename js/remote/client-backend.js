@@ -33,8 +33,9 @@ export class RemoteBackend {
    * @param {{ opened?: (socket: any) => void, busy?: (busy: boolean) => void }} [host]  Node's hooks: an
    *   idle client must not keep the process running (node.js)
    */
-  constructor(url, openSocketClass, host = {}) {
+  constructor(url, openSocketClass, host = {}, options = {}) {
     this.host = host;
+    this.options = options; // (its `deadlock` is read as each nested request is made)
     this.wasBusy = false;
     this.url = url;
     this.socketClass = openSocketClass;
@@ -70,14 +71,21 @@ export class RemoteBackend {
 
   // ---- the backend contract ----
 
-  request(name, mode, waitMode, listener) {
+  /** `within`: { under } the id of this client's held lock inside whose callback it was made. */
+  request(name, mode, waitMode, listener, within) {
     const id = ++this.nextId;
     if (this.closed) {
       queueMicrotask(() => listener.failed(id, domError('This lock manager is closed.', 'InvalidStateError')));
       return id;
     }
     this.requests.set(id, { listener, state: 'pending', name, mode, wait: waitMode });
-    this.send({ t: C.request, id, name, mode, wait: waitMode });
+    const frame = { t: C.request, id, name, mode, wait: waitMode };
+    // Made inside a held lock's callback: the server looks for a deadlock (docs/api.md).
+    if (within !== undefined && this.requests.get(within.under)?.state === HELD) {
+      frame.under = within.under;
+      if ((this.options.deadlock ?? globalThis.WEBLOCKS_DEADLOCK) === 'reject') frame.reject = true;
+    }
+    this.send(frame);
     return id;
   }
 

@@ -25,7 +25,10 @@ export function socketUrl(url) {
 
 export function createRemoteLockManager(options, socketClass, host) {
   if (options === null || typeof options !== 'object') throw new TypeError('createLockManager({ url }): options are required.');
-  const backend = new RemoteBackend(socketUrl(options.url), socketClass, host);
+  if (options.deadlock !== undefined && options.deadlock !== 'reject' && options.deadlock !== 'report') {
+    throw new TypeError(`createLockManager: 'deadlock' is 'reject' or 'report' (got ${String(options.deadlock)}).`);
+  }
+  const backend = new RemoteBackend(socketUrl(options.url), socketClass, host, options);
   const locks = lockManagerOn(backend);
   Object.defineProperty(locks, 'observeLocks', { value: createObserveLocks(backend), writable: true, configurable: true });
   Object.defineProperty(locks, 'close', { value: () => backend.close(), writable: true, configurable: true });

@@ -12,7 +12,9 @@ export const PROTOCOL_VERSION = 1;
 /** Client -> server frame types. */
 export const C = Object.freeze({
   hello: 'hello',     // { v, resume?: { session, secret, received } }
-  request: 'req',     // { id, name, mode, wait: 'wait' | 'no-wait' | 'preempt' }
+  request: 'req',     // { id, name, mode, wait: 'wait' | 'no-wait' | 'preempt', under?, reject? }: under, the id of
+                      //   the held lock in whose callback it was made (deadlock detection); reject: a request that
+                      //   would close a certain deadlock rejects (OperationError) instead of waiting
   release: 'rel',     // { id }
   abort: 'abort',     // { id }
   query: 'query',     // { id }

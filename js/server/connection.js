@@ -126,7 +126,7 @@ export class Connection {
       return;
     }
     switch (frame.t) {
-      case C.request: session.request(frame.id, frame.name, frame.mode, frame.wait); break;
+      case C.request: session.request(frame.id, frame.name, frame.mode, frame.wait, undefined, frame.under, frame.reject === true); break;
       case C.release: session.release(frame.id); break;
       case C.abort: session.abort(frame.id); break;
       case C.query: session.query(frame.id); break;
@@ -144,6 +144,7 @@ export class Connection {
       if (typeof frame.name !== 'string') return ['malformed', 'bad name'];
       if (frame.name.length > this.server.options.maxNameLength) return ['nameTooLong', 'lock name too long'];
       if (!MODES.has(frame.mode) || !WAITS.has(frame.wait)) return ['malformed', 'bad mode or wait'];
+      if ((frame.under !== undefined && !seq(frame.under)) || (frame.reject !== undefined && frame.reject !== true)) return ['malformed', 'bad under or reject'];
       return null;
     }
     if (frame.t === C.release || frame.t === C.abort || frame.t === C.query || frame.t === C.observe || frame.t === C.unobserve) return null;

@@ -54,6 +54,7 @@ export function machineLocks(key, { folder = defaultFolder() } = {}) {
         close,
         useToken: (token) => backend.useToken(token),
         claim: (token, held) => backend.claim(token, held),
+        setDeadlock: (value) => { backend.deadlock = value; },
         adopt: () => {
           quiet(true);
           const adoption = backend.adopt();

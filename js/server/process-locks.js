@@ -18,6 +18,8 @@ export function processLocks() {
         clientId,
         locks: createLockManager(backend),
         close: () => backend.start().then((target) => target.close(), () => {}),
+        // (a nested request comes while its outer lock is held: the engine is loaded by then)
+        setDeadlock: (value) => { if (backend.target !== null) backend.target.deadlock = value; },
       };
     },
     /** observeLocks's source (js/api/observe-locks.js) for the space. */

@@ -4,6 +4,7 @@
 // connection picks it up, frames and all.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { S, ACK_EVERY } from '../remote/protocol.js';
+import { currentHeld, runInsideHeld } from '../api/async-context.js';
 
 const GONE_WHY = {
   closed: 'The lock was released: the connection to the lock server closed.',
@@ -132,9 +133,11 @@ export class Session {
 
   /**
    * `adopted`: what the client had in a session adopted (adopt): 'held' or 'releasing' (a lock it
-   * was told it holds), 'waiting'.
+   * was told it holds), 'waiting'. `under`: the id of the client's held lock in whose callback it
+   * was made: made here inside that lock's callback too, so the lock space looks for a deadlock
+   * (`reject`: one that would close a certain deadlock rejects with an OperationError).
    */
-  request(id, name, mode, wait, adopted) {
+  request(id, name, mode, wait, adopted, under, reject = false) {
     const controller = wait === 'wait' ? new AbortController() : undefined;
     const told = adopted === 'held' || adopted === 'releasing';
     const entry = { id, name, mode, state: told ? 'held' : 'pending', controller, grant: null, hold: null, told, adopted, done: null };
@@ -145,13 +148,23 @@ export class Session {
     // Its token in the lock space is its id (machine-locks.js): an adopter names it so.
     if (adopted !== undefined) this.client.claim(id, told);
     else this.client.useToken?.(id);
-    entry.done = this.locks.request(name, options, (lock) => this.granted(entry, lock)).then(
+    const outer = under === undefined ? undefined : this.entries.get(under);
+    const ask = () => this.locks.request(name, options, (lock) => this.granted(entry, lock));
+    let asked;
+    if (outer?.state === 'held' && outer.heldRequest !== undefined) {
+      this.client.setDeadlock?.(reject ? 'reject' : 'report');
+      try { asked = runInsideHeld(outer.heldRequest, ask); } finally { this.client.setDeadlock?.(undefined); }
+    } else {
+      asked = ask();
+    }
+    entry.done = asked.then(
       () => this.settled(entry, null),
       (error) => this.settled(entry, error),
     );
   }
 
   async granted(entry, lock) {
+    entry.heldRequest = currentHeld(); // (this callback's own: the client's nested requests are made inside it)
     if (lock === null) {
       entry.state = 'done';
       this.send({ t: S.notAvailable, id: entry.id });

@@ -88,6 +88,8 @@ test('malformed frames, oversized frames and names, floods, forged resumes: each
     ['no hello', (s) => s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'x', mode: 'exclusive', wait: 'wait' })), CLOSE.malformed],
     ['unknown type', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'bogus', s: 1, a: 0, id: 1 })); }, CLOSE.malformed],
     ['bad mode', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'x', mode: 'both', wait: 'wait' })); }, CLOSE.malformed],
+    ['bad under', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'x', mode: 'exclusive', wait: 'wait', under: 'outer' })); }, CLOSE.malformed],
+    ['bad reject', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'x', mode: 'exclusive', wait: 'wait', under: 1, reject: 'yes' })); }, CLOSE.malformed],
     ['sequence gap', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'query', s: 5, a: 0, id: 1 })); }, CLOSE.malformed],
     ['ack of frames never sent', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'query', s: 1, a: 99, id: 1 })); }, CLOSE.malformed],
     ['name too long', async (s) => { await welcomed(s); s.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: 'n'.repeat(65), mode: 'exclusive', wait: 'wait' })); }, CLOSE.nameTooLong],

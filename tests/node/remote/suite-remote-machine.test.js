@@ -29,6 +29,7 @@ const storage = new AsyncLocalStorage();
 const host = createRemoteHost({
   url: `ws://127.0.0.1:${httpServer.address().port}/locks`,
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
+  deadlockDetection: true,
 });
 host.name = 'lock server, backend machine';
 runSuite(host);

@@ -20,4 +20,5 @@ const storage = new AsyncLocalStorage();
 runSuite(createRemoteHost({
   url: `ws://127.0.0.1:${httpServer.address().port}/locks`,
   asyncContext: { run: (value, fn) => storage.run(value, fn), get: () => storage.getStore() },
+  deadlockDetection: true,
 }));

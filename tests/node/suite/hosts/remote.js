@@ -6,17 +6,20 @@ import { createLockManager } from '../../../../js/remote/node.js';
 import { requestHandle } from '../handle.js';
 import { runStressContext } from '../stress.js';
 
-export function createRemoteHost({ url, asyncContext, stressRequests, webidl = true }) {
+export function createRemoteHost({ url, asyncContext, stressRequests, webidl = true, deadlockDetection = false }) {
   const locks = createLockManager({ url });
   const opened = new Set();
 
   function openContextSync() {
-    const contextLocks = createLockManager({ url });
+    // (the client reads `deadlock` as each nested request is made: setDeadlock below)
+    const options = { url, deadlock: undefined };
+    const contextLocks = createLockManager(options);
     opened.add(contextLocks);
     return {
       locks: contextLocks,
       request: (name, requestOptions) => requestHandle(contextLocks, name, requestOptions),
       query: () => contextLocks.query(),
+      setDeadlock: (value) => { options.deadlock = value; },
       end: async (how) => {
         if (how !== 'close') throw new Error(`the remote host cannot end a context by ${how}`);
         opened.delete(contextLocks);
@@ -33,7 +36,9 @@ export function createRemoteHost({ url, asyncContext, stressRequests, webidl = t
     webidl,
     remoteLockSpace: true,
     ...(stressRequests === undefined ? {} : { stressRequests }),
-    // Nested requests are not told to the server as nested (docs/remote.md): no deadlockDetection.
+    // Nested requests are told to the server as nested; its lock space finds deadlocks where it can
+    // ('process', 'machine'; not etcd: docs/api.md).
+    deadlockDetection,
     observeLocks: (callback, observeOptions) => locks.observeLocks(callback, observeOptions),
     // Ready once the context's connection answers.
     openContext: async () => {
