@@ -36,11 +36,6 @@ export class HubTransport extends LockCore {
   /** Ends `conn` (hub.js: the one way a connection ends). @param {HubConnection} conn @param {Ending} how */
   end(conn, how, evidence = {}) {} // eslint-disable-line no-unused-vars
 
-  /** Its port closed by the other side (a machine hub may keep the client: machine-hub.js). @param {HubConnection} conn */
-  portClosed(conn) {
-    this.end(conn, ENDING.gone);
-  }
-
   /** A new port: a context that constructed the SharedWorker, or one a context adopted for its worker. */
   connect(port, parent = null) {
     const conn = /** @type {HubConnection} */ (new Connection(this, port, parent));
@@ -50,7 +45,7 @@ export class HubTransport extends LockCore {
     port.onmessageerror = () => this.reject(conn, 'a message could not be deserialized');
     // Behind a flag in Chromium today; where it fires, a closed port is a clean exit.
     // (Not after the hub closed it itself for volume: cut.)
-    port.addEventListener?.('close', () => { if (!conn.cut) this.portClosed(conn); });
+    port.addEventListener?.('close', () => { if (!conn.cut) this.end(conn, ENDING.gone); });
     port.start?.();
     // Every connection learns first which hub serves it: a port the browser handed to a relaunched
     // hub (WebKit delivers surviving ports to a new instance as fresh connects) hears a new id.

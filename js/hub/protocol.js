@@ -61,9 +61,6 @@ export const LIMITS = Object.freeze({
   snapshotPieceBytes: 1 << 20,
   queryBytes: 256 << 20,
   queryTimeout: 10_000,
-  // The longest a machine hub keeps a dead process's client for a successor to adopt (hello `lease`:
-  // js/machine/machine-hub.js, "Leases"): a day.
-  leaseMs: 24 * 3600_000,
 });
 
 // Flow control (js/browser/flow.js): a context never has more than WINDOW messages that the hub

@@ -49,9 +49,7 @@ const CLIENT_VALIDATORS = {
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
     for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
     if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
-    // (a machine hub's: js/machine/machine-hub.js, "Leases")
-    if (m.lease !== undefined && !(Number.isSafeInteger(m.lease) && m.lease > 0 && m.lease <= LIMITS.leaseMs)) return 'bad lease';
-    if (m.adopt !== undefined && m.adopt !== true) return 'bad adopt';
+    // (lease and adopt: a machine hub's, which checks them: js/machine/machine-hub.js, "Leases")
     if (m.batch !== undefined && typeof m.batch !== 'boolean') return 'bad batch';
     if (m.then !== undefined) {
       if (!Array.isArray(m.then) || m.then.length > LIMITS.helloThen) return 'bad then list';

@@ -34,6 +34,7 @@ import { moveSession } from '../hub/resume.js';
 import { requestCost } from '../hub/quota.js';
 import { threadLives, unprovable } from './process-proof.js';
 import { boardPath, raiseBoard, removeBoard } from './loss-board.js';
+import { validLease } from './lease.js';
 
 // Connections end with their socket, which the OS closes when their process or thread dies: no
 // client is ever declared dead for being silent, and the hub pings no one. No client is told the
@@ -189,15 +190,19 @@ export class MachineHub extends Hub {
 
   /**
    * A client with a lease whose socket closed without a bye is kept (the class comment, "Leases"):
-   * its session moves to a connection without a port, as after a hub's death. @param {HubConnection} conn
+   * its session moves to a connection without a port, as after a hub's death.
+   * @param {HubConnection} conn
+   * @param {import('../hub/connection.js').Ending} how
    */
-  portClosed(conn) {
-    if (conn.client !== null && conn.lease > 0 && !this.restoring) {
+  end(conn, how, evidence = {}) {
+    // (a socket the other side closed: its SocketPort says so before the hub hears of it)
+    const closedByClient = how === ENDING.gone && /** @type {any} */ (conn.port)?.closed === true && conn.client !== null && conn.lease > 0 && !this.restoring;
+    if (closedByClient) {
       // What its port delivered before it closed was sent before it closed (a bye among it ends it).
       for (const item of this.inbox.drop(conn)) this.handle(conn, item);
     }
-    if (conn.client === null || conn.lease === 0 || conn.tokens.size === 0 || this.restoring) {
-      super.portClosed(conn);
+    if (!closedByClient || conn.client === null || conn.tokens.size === 0) {
+      super.end(conn, how, evidence);
       return;
     }
     /** @type {HubConnection} */
@@ -212,6 +217,9 @@ export class MachineHub extends Hub {
   /** A hello that adopts a client must find it kept for adoption, and only such a hello may take it. @param {HubConnection} conn */
   hello(conn, m) {
     if (m.v !== PROTOCOL_VERSION) return super.hello(conn, m);
+    if ((m.lease !== undefined && !validLease(m.lease)) || (m.adopt !== undefined && m.adopt !== true)) {
+      return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'hello', message: `The lock hub refused this context's hello (bad ${m.adopt !== undefined && m.adopt !== true ? 'adopt' : 'lease'}).` });
+    }
     const holder = this.clientIds.get(m.clientId);
     if (holder !== undefined && this.orphans.has(holder) && holder.leaseUntil === undefined && holder.lease > 0 && !threadLives(holder.proc)) {
       holder.leaseUntil = this.now() + holder.lease; // (died since the last check)

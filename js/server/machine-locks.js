@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createLockManager } from '../api/lock-manager.js';
 import { MachineBackend } from '../machine/machine-backend.js';
 import { spaceFiles, defaultFolder } from '../machine/place.js';
-import { LIMITS } from '../hub/protocol.js';
+import { LEASE_MAX_MS } from '../machine/lease.js';
 
 /** The machine lock space name of a space key: 'remote-' and 40 hex digits of its SHA-256. */
 export function machineSpaceName(key) {
@@ -45,7 +45,7 @@ export function machineLocks(key, { folder = defaultFolder() } = {}) {
       const identity = session === undefined ? {} : {
         clientId: `remote-${session.id}`,
         key: createHash('sha256').update(`weblocks-remote-session:${session.secret}`).digest('base64'),
-        lease: Math.min(session.grace, LIMITS.leaseMs),
+        lease: Math.min(session.grace, LEASE_MAX_MS),
       };
       const { backend, close, quiet } = open(identity);
       return {
