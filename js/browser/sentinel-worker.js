@@ -12,7 +12,8 @@
 // And it speaks for a busy context when its hub is lost: the context tells it `vouch` ({ hubId,
 // clientId } while it holds or waits under that hub, else null). When its hub has gone silent
 // and a new hub announces itself on the hub's channel (`channel`, `started`), the sentinel says
-// `{ t: hadHub, hubId, clientId }` there every `every` ms until its context has re-registered:
+// `{ t: hadHub, hubId, clientId }` there every `every` ms until its context has re-registered (and
+// once at once when any new hub announces itself, silent or not: below):
 // the new hub keeps its reclaim window open while it hears that (js/hub/reclaim-window.js survivorAlive), so
 // a context busy in a long task when its hub died still takes its locks back.
 let hubPort = null;
@@ -66,7 +67,17 @@ const fromContext = (event) => {
     channel = new BroadcastChannel(data.channel);
     channel.onmessage = (e) => {
       if (e.data !== null && typeof e.data === 'object' && e.data.t === init.started && typeof e.data.hubId === 'string') {
+        const fresh = e.data.hubId !== latestHub;
         latestHub = e.data.hubId;
+        // A new hub while our context holds or waits under another: answer now, once, whether or
+        // not our hub has gone silent yet. A hub started within a second of its predecessor's death
+        // (a tab opened right then) grants after its 100 ms start-up hold, before our silence would
+        // make us speak: a context busy (or starved on a loaded machine) meanwhile could not answer
+        // in time, and the newcomer was granted the lock while the context's callback still ran.
+        // The context answers the same itself when it can (hub-loss-watch.js heardAnnouncement).
+        if (fresh && vouch !== null && latestHub !== vouch.hubId && vouching === 0) {
+          channel.postMessage({ t: init.hadHub, hubId: vouch.hubId, clientId: vouch.clientId });
+        }
         update();
       }
     };

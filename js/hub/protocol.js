@@ -159,8 +159,9 @@ export function heldMarkerHub(name) {
 // a fresh hub says { t: 'hub-started', hubId }; a context that holds or waits under another hub
 // answers { t: 'had-hub', hubId } and checks its own hub at once. A fresh hub holds grants back for
 // STARTUP_HOLD ms to hear such answers: it may be the successor of a hub that just died. A
-// context's sentinel answers for it, busy or not, { t: 'had-hub', hubId, clientId } every
-// SURVIVOR_SAY_EVERY until the context has re-registered (js/browser/sentinel-worker.js).
+// context's sentinel answers for it, busy or not, { t: 'had-hub', hubId, clientId }: once as the
+// new hub announces itself, then, once its hub is silent, every SURVIVOR_SAY_EVERY until the
+// context has re-registered (js/browser/sentinel-worker.js).
 // The hub also says what it decided about a context that did not say bye: { t: 'liveness-verdict',
 // clientId, cause, dead, confirmedBy? } (cause: 'heartbeat', 'alive-database-closed', 'terminated': a
 // dedicated worker without a sentinel, past terminatedWorkerRunsOn after its end; dead: false when

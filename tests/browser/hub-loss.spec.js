@@ -127,7 +127,8 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
 
   await killHubProcess(host);
   // The newcomer creates the new hub at once. The hub announces itself; `a` answers that it held
-  // locks under another hub, so the new hub opens its reclaim window before granting anything.
+  // locks under another hub (and its sentinel answers too, from its own thread: the first answer
+  // counts), so the new hub opens its reclaim window before granting anything.
   const newcomer = await openTab('plain.html?coi');
   const crashedAt = await call(a, 'clock');
   const late = await call(newcomer, 'request', 'contested');
@@ -143,6 +144,50 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   expect(granted.at, 'the newcomer was granted only after the survivor released').toBeGreaterThanOrEqual(releasedAt - CROSS_PROCESS_CLOCK_MS);
   await call(newcomer, 'release', late);
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
+});
+
+test('a tab that opens right after the hub died, while the survivor that holds the lock is busy in its callback, is granted only after the survivor left its section', async ({ openTab, killHubProcess, engine }) => {
+  // The newcomer starts the next hub at once, within a second of the old hub's last ping: the
+  // busy survivor cannot answer the announcement, and its sentinel has not found its hub silent
+  // yet. Its sentinel answers the announcement anyway (js/browser/sentinel-worker.js); before it
+  // did, the start-up hold (100 ms) closed with no answer and the newcomer was granted the lock
+  // about 1.7 s before the survivor left its section (Chromium, 3 runs of 3), the survivor's
+  // reclaim then refused as stolen: the same refusal as the case above's rare failure under load.
+  // Without the fix this failed in Chromium only (WebKit passed before too).
+  // Firefox: with a page busy in a task when the hub's process is killed, no hub started again
+  // for the origin (a newcomer and a fresh tab were not granted within 60 s; 2026-12-02, not
+  // investigated): left out rather than counted as a pass.
+  test.skip(engine === 'firefox', 'Firefox starts no new hub while a page is busy across the kill (not investigated)');
+  // Pages in processes of their own: Firefox and WebKit put isolated pages in one process, where
+  // the survivor's task would block the newcomer's page too.
+  const page = engine === 'chromium' ? 'plain.html?coi' : 'plain.html';
+  const host = await openTab();
+  await call(host, 'query');
+  const [a, observer] = [await openTab(page), await openTab(page)];
+  await call(observer, 'hearBeats', 'busy-survivor');
+  // Its sentinel runs and answers the hub before the task: it is what speaks for the survivor.
+  const first = await call(a, 'request', 'first');
+  await call(a, 'granted', first);
+  await expect.poll(async () => (await call(a, 'backendState')).sentinel?.answered, { message: 'the survivor\'s sentinel answered the hub', timeout: 15_000 }).toBe(true);
+  const { hubId } = await call(a, 'connection');
+  const name = 'busy-survivor';
+  // Busy from its callback's first line (a background tab's timer may fire a second late), its
+  // section stamping a channel the observer hears: the task surely runs when the hub dies.
+  const busy = await call(a, 'holdBusy', name, 2500, { atOnce: true, beatChannel: 'busy-survivor' });
+  await expect.poll(async () => (await call(observer, 'heardBeat', 'busy-survivor')).count, { message: 'the survivor\'s task runs' }).toBeGreaterThan(0);
+  await killHubProcess(host);
+  const newcomer = await openTab(page);
+  const late = await call(newcomer, 'request', name);
+  const granted = await call(newcomer, 'granted', late);
+  expect((await call(newcomer, 'connection')).hubId, 'a new hub granted it').not.toBe(hubId);
+  const section = await call(a, 'section', busy);
+  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+  expect(granted.at, 'the newcomer was granted only after the busy survivor left its critical section').toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
+  expect(await call(a, 'settled', busy), 'the survivor\'s callback result was accepted').toEqual({ ok: true });
+  report('newcomer started the next hub while the survivor was busy: survivor left its section -> newcomer granted', granted.at - section.exitedAt);
+  await call(newcomer, 'release', late);
+  await call(a, 'release', first);
+  expect(await call(a, 'settled', first)).toMatchObject({ ok: true });
 });
 
 test('a tab whose port to the hub was made before the hub died gets its first lock from a new hub', async ({ openTab, killHubProcess }) => {
