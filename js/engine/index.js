@@ -141,24 +141,39 @@ function decodeUnits(u16, start, length) {
   return text;
 }
 
+function sameUnits(u16, a, b, length, otherLength) {
+  if (length !== otherLength) return false;
+  for (let k = 0; k < length; k++) if (u16[a + k] !== u16[b + k]) return false;
+  return true;
+}
+
 // Reads a snapshot (layout.h: wl_snapshot_header, then the records) starting at byte `at`.
 function parseSnapshot(u16, u32, at) {
   const heldCount = u32[at >> 2];
   const pendingCount = u32[(at + 4) >> 2];
   at += LAYOUT.snapshotHeaderSize;
-  const held = [];
-  const pending = [];
+  const held = new Array(heldCount);
+  const pending = new Array(pendingCount);
+  // Runs of one client's entries are the rule (a tab holding many names): its clientId is decoded
+  // once and reused while the next record's units are the same (decoding dominates the cost).
+  let clientId = '';
+  let clientIdAt = 0;
+  let clientIdLength = -1;
   for (let i = 0; i < heldCount + pendingCount; i++) {
     const nameLength = u32[at >> 2];
     const mode = u32[(at + 4) >> 2];
-    const clientIdLength = u32[(at + 8) >> 2];
+    const idLength = u32[(at + 8) >> 2];
     at += LAYOUT.snapshotRecordSize;
     const name = decodeUnits(u16, at >> 1, nameLength);
     at += nameLength * 2;
-    const clientId = decodeUnits(u16, at >> 1, clientIdLength);
-    at += clientIdLength * 2;
+    const idAt = at >> 1;
+    if (!sameUnits(u16, idAt, clientIdAt, idLength, clientIdLength)) clientId = decodeUnits(u16, idAt, idLength);
+    clientIdAt = idAt;
+    clientIdLength = idLength;
+    at += idLength * 2;
     at = (at + 3) & ~3;
-    (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
+    const info = { name, mode: MODE_NAMES[mode], clientId };
+    if (i < heldCount) held[i] = info; else pending[i - heldCount] = info;
   }
   return { held, pending };
 }

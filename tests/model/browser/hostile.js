@@ -81,7 +81,8 @@
         const type = m && typeof m.t === 'string' ? m.t : typeof m;
         stats.replies[type] = (stats.replies[type] ?? 0) + 1;
         if (type === 'snapshot') {
-          for (const info of [...m.held, ...m.pending]) if (!info.clientId.startsWith('hostile')) learned.add(info.clientId);
+          // (a piece's LockInfos come as columns, protocol 12: each clientId once in `clients`)
+          for (const clientId of [...m.held.clients, ...m.pending.clients]) if (!clientId.startsWith('hostile')) learned.add(clientId);
           stats.learnedClientIds = learned.size;
         }
         // Locks on the honest names are given back at once: slowed, never starved.
