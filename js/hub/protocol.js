@@ -254,9 +254,10 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 /** @typedef {'wait' | 'no-wait' | 'preempt'} WaitMode */
 /** @typedef {{ name: string, mode: LockMode, clientId: string }} LockInfo (query(), observers) */
 /**
- * LockInfos as columns (a query answer's piece, js/hub/snapshot-pieces.js): names[i] with mode
- * letter modes[i] ('e' exclusive, 's' shared); runs: [index into clients, count, ...] in order.
- * @typedef {{ names: string[], modes: string, clients: string[], runs: number[] }} LockInfoColumns
+ * LockInfos as columns (a query answer's piece, js/hub/snapshot-pieces.js): entry i's name is the
+ * next lengths[i] units of `names`, its mode letter modes[i] ('e' exclusive, 's' shared); runs:
+ * [index into clients, count, ...], the entries' clientIds in order.
+ * @typedef {{ names: string, lengths: number[], modes: string, clients: string[], runs: number[] }} LockInfoColumns
  */
 /** @typedef {{ clientId: string, holds: string, waitsFor: string, mode: LockMode }} CycleMember */
 /**

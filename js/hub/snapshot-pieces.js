@@ -4,46 +4,57 @@
 // puts them back together (js/browser/snapshot-pieces.js). A state beyond LIMITS.queryBytes is
 // refused with a QuotaExceededError rather than sent.
 //
-// A piece carries its LockInfos as columns (protocol 12, LockInfoColumns): the names, one mode
-// letter each, and the clientIds once per run of entries of one client. Cloning an array of
-// objects costs a property walk and the clientId's bytes for every entry, on both sides of the
-// port; columns clone in a fraction of that, and the context builds the LockInfo objects itself.
+// A piece carries its LockInfos as columns (protocol 12, LockInfoColumns): the names in one
+// string with their lengths, one mode letter each, and each run of one client's entries as its
+// clientId's index and length. Cloning arrays of objects cost a property walk and every entry's
+// strings on both sides of the port; the columns are a few strings and arrays of small integers,
+// and the context builds the LockInfo objects itself (fromColumns).
 import { LIMITS } from './protocol.js';
 
 /** @typedef {import('./protocol.js').LockInfo} LockInfo */
 /** @typedef {import('./protocol.js').LockInfoColumns} LockInfoColumns */
+/** @typedef {import('../engine/index.js').SnapshotColumns} SnapshotColumns */
 
 const SHARED = 115; // 's' in LockInfoColumns.modes ('e': exclusive)
+const CHUNK = 8192; // char codes per String.fromCharCode call
 
-/** Bytes a LockInfo takes in a message: its two strings (UTF-16) and the rest (a bound, kept as for objects). */
-export function infoBytes(info) {
-  return 64 + 2 * (info.name.length + info.clientId.length);
+/** Bytes a LockInfo takes in a message, by its two strings' lengths (UTF-16) and the rest: the bound's measure. */
+export function infoBytes(nameLength, clientIdLength) {
+  return 64 + 2 * (nameLength + clientIdLength);
 }
 
-/** @returns {LockInfoColumns} */
-function emptyColumns() {
-  return { names: [], modes: '', clients: [], runs: [] };
+function charCodes(codes, from, to) {
+  let text = '';
+  for (let at = from; at < to; at += CHUNK) text += String.fromCharCode.apply(null, codes.subarray(at, Math.min(to, at + CHUNK)));
+  return text;
 }
 
-/** LockInfos `infos[from..to)` as columns. @param {LockInfo[]} infos @returns {LockInfoColumns} */
-export function toColumns(infos, from = 0, to = infos.length) {
-  const names = new Array(to - from);
+/**
+ * Entries [from, to) of the snapshot as columns; `unit`: where entry `from`'s name starts in
+ * snapshot.names. @param {SnapshotColumns} snapshot @returns {LockInfoColumns}
+ */
+function columnsOf(snapshot, from, to, unit) {
   const clients = [];
   const indexOf = new Map(); // clientId -> its index in clients
   const runs = [];
-  let modes = '';
+  let units = 0;
   let last = null;
   for (let i = from; i < to; i++) {
-    const info = infos[i];
-    names[i - from] = info.name;
-    modes += info.mode === 'shared' ? 's' : 'e';
-    if (info.clientId === last) { runs[runs.length - 1]++; continue; }
-    last = info.clientId;
-    let index = indexOf.get(last);
-    if (index === undefined) { index = clients.push(last) - 1; indexOf.set(last, index); }
+    units += snapshot.lengths[i];
+    const clientId = snapshot.clientIds[i];
+    if (clientId === last) { runs[runs.length - 1]++; continue; }
+    last = clientId;
+    let index = indexOf.get(clientId);
+    if (index === undefined) { index = clients.push(clientId) - 1; indexOf.set(clientId, index); }
     runs.push(index, 1);
   }
-  return { names, modes, clients, runs };
+  return {
+    names: snapshot.names.slice(unit, unit + units),
+    lengths: snapshot.lengths.slice(from, to),
+    modes: charCodes(snapshot.modes, from, to),
+    clients,
+    runs,
+  };
 }
 
 /**
@@ -53,9 +64,15 @@ export function toColumns(infos, from = 0, to = infos.length) {
  */
 export function fromColumns(columns, into = []) {
   if (typeof columns !== 'object' || columns === null) return false;
-  const { names, modes, clients, runs } = /** @type {any} */ (columns);
-  if (!Array.isArray(names) || typeof modes !== 'string' || modes.length !== names.length
+  const { names, lengths, modes, clients, runs } = /** @type {any} */ (columns);
+  if (typeof names !== 'string' || !Array.isArray(lengths) || typeof modes !== 'string' || modes.length !== lengths.length
     || !Array.isArray(clients) || !Array.isArray(runs) || runs.length % 2 !== 0) return false;
+  let units = 0;
+  for (const length of lengths) {
+    if (!Number.isInteger(length) || length < 0) return false;
+    units += length;
+  }
+  if (units !== names.length) return false;
   let total = 0;
   for (let r = 0; r < runs.length; r += 2) {
     const client = runs[r];
@@ -64,51 +81,53 @@ export function fromColumns(columns, into = []) {
       || !Number.isInteger(count) || count < 1) return false;
     total += count;
   }
-  if (total !== names.length) return false;
-  for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') return false;
+  if (total !== lengths.length) return false;
   let i = 0;
+  let at = 0;
   for (let r = 0; r < runs.length; r += 2) {
     const clientId = clients[runs[r]];
     for (const end = i + runs[r + 1]; i < end; i++) {
-      into.push({ name: names[i], mode: modes.charCodeAt(i) === SHARED ? 'shared' : 'exclusive', clientId });
+      const name = names.slice(at, at += lengths[i]);
+      into.push({ name, mode: modes.charCodeAt(i) === SHARED ? 'shared' : 'exclusive', clientId });
     }
   }
   return true;
 }
 
 /**
- * The snapshot as pieces { held, pending, more } in order (held first, then pending; each as
- * LockInfoColumns), each at most `pieceBytes` (counted as infoBytes) unless a single entry is
- * larger; the last has more: false. null when the whole is larger than `totalBytes`.
- * @param {{ held: LockInfo[], pending: LockInfo[] }} state
+ * The snapshot (Engine.snapshotColumns()) as pieces { held, pending, more } in order (held first,
+ * then pending; each as LockInfoColumns), each at most `pieceBytes` (counted as infoBytes) unless a
+ * single entry is larger; the last has more: false. null when the whole is larger than `totalBytes`.
+ * @param {SnapshotColumns} snapshot
  */
-export function cutSnapshot(state, pieceBytes = LIMITS.snapshotPieceBytes, totalBytes = LIMITS.queryBytes) {
-  // Cut points first (as [list, from, to] spans per piece), then each piece's columns at once.
-  /** @type {{ held: [number, number], pending: [number, number] }[]} */
-  const spans = [];
-  let span = { held: /** @type {[number, number]} */ ([0, 0]), pending: /** @type {[number, number]} */ ([0, 0]) };
+export function cutSnapshot(snapshot, pieceBytes = LIMITS.snapshotPieceBytes, totalBytes = LIMITS.queryBytes) {
+  const { heldCount, lengths, clientIds } = snapshot;
+  const count = lengths.length;
+  const cuts = [0]; // where each piece starts (entry index), then the end
   let bytes = 0;
   let total = 0;
-  for (const list of /** @type {const} */ (['held', 'pending'])) {
-    const infos = state[list];
-    for (let i = 0; i < infos.length; i++) {
-      const size = infoBytes(infos[i]);
-      total += size;
-      if (total > totalBytes) return null;
-      if (bytes + size > pieceBytes && bytes > 0) {
-        spans.push(span);
-        span = { held: [0, 0], pending: [0, 0] };
-        bytes = 0;
-      }
-      if (span[list][1] === span[list][0]) span[list] = [i, i];
-      span[list][1] = i + 1;
-      bytes += size;
+  for (let i = 0; i < count; i++) {
+    const size = infoBytes(lengths[i], clientIds[i].length);
+    total += size;
+    if (total > totalBytes) return null;
+    if (bytes + size > pieceBytes && bytes > 0) {
+      cuts.push(i);
+      bytes = 0;
     }
+    bytes += size;
   }
-  spans.push(span);
-  return spans.map((s, index) => ({
-    held: s.held[1] > s.held[0] ? toColumns(state.held, s.held[0], s.held[1]) : emptyColumns(),
-    pending: s.pending[1] > s.pending[0] ? toColumns(state.pending, s.pending[0], s.pending[1]) : emptyColumns(),
-    more: index < spans.length - 1,
-  }));
+  cuts.push(count);
+  const pieces = [];
+  let unit = 0; // where the piece's first name starts in snapshot.names
+  for (let p = 0; p + 1 < cuts.length; p++) {
+    const from = cuts[p];
+    const to = cuts[p + 1];
+    const middle = Math.min(Math.max(heldCount, from), to); // its held entries end here
+    const held = columnsOf(snapshot, from, middle, unit);
+    unit += held.names.length;
+    const pending = columnsOf(snapshot, middle, to, unit);
+    unit += pending.names.length;
+    pieces.push({ held, pending, more: p + 2 < cuts.length });
+  }
+  return pieces;
 }
