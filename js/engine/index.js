@@ -130,6 +130,9 @@ export async function createLocalEngine() {
   return attachEngine({ module, memory: createEngineMemory({ shared: false }), ownerTag: 0 });
 }
 
+// ignoreBOM: a name's leading U+FEFF is part of it.
+const NAMES_DECODER = typeof TextDecoder === 'function' ? new TextDecoder('utf-16le', { ignoreBOM: true }) : null;
+
 function decodeUnits(u16, start, length) {
   if (length === 0) return '';
   const CHUNK = 8192;
@@ -199,6 +202,7 @@ function parseSnapshotColumns(u16, u32, at) {
   }
   const nameUnits = new Uint16Array(units);
   let filled = 0;
+  let surrogates = 0;
   let clientId = '';
   let clientIdAt = 0;
   let clientIdLength = -1;
@@ -208,7 +212,11 @@ function parseSnapshotColumns(u16, u32, at) {
     const idLength = u32[(at + 8) >> 2];
     at += LAYOUT.snapshotRecordSize;
     const nameAt = at >> 1;
-    for (let k = 0; k < nameLength; k++) nameUnits[filled + k] = u16[nameAt + k];
+    for (let k = 0; k < nameLength; k++) {
+      const unit = u16[nameAt + k];
+      surrogates |= (unit & 0xF800) === 0xD800 ? 1 : 0;
+      nameUnits[filled + k] = unit;
+    }
     filled += nameLength;
     lengths[i] = nameLength;
     modes[i] = mode === 1 ? 115 : 101; // 's' : 'e'
@@ -221,7 +229,10 @@ function parseSnapshotColumns(u16, u32, at) {
     at += idLength * 2;
     at = (at + 3) & ~3;
   }
-  return { heldCount, names: decodeUnits(nameUnits, 0, units), lengths, modes, clientIds };
+  // Without surrogates UTF-16LE decoding is the identity (and the faster way); with any, lone ones
+  // must stay as they are (a decoder would replace them), so the units are taken as they are.
+  const names = surrogates === 0 && NAMES_DECODER !== null ? NAMES_DECODER.decode(nameUnits) : decodeUnits(nameUnits, 0, units);
+  return { heldCount, names, lengths, modes, clientIds };
 }
 
 // A deadlock cycle (layout.h: a count, then wl_cycle_member records) at byte `at`: its members
