@@ -191,7 +191,9 @@ function parseSnapshotColumns(u16, u32, at) {
   const heldCount = u32[at >> 2];
   const count = heldCount + u32[(at + 4) >> 2];
   at += LAYOUT.snapshotHeaderSize;
-  const lengths = new Array(count);
+  // (Filled by push: a packed array. One made by new Array(count) is holey, and a structured clone
+  // writes a holey array as a sparse one, key by key: milliseconds for a thousand entries.)
+  const lengths = [];
   const modes = new Uint8Array(count);
   const clientIds = new Array(count);
   let units = 0;
@@ -218,7 +220,7 @@ function parseSnapshotColumns(u16, u32, at) {
       nameUnits[filled + k] = unit;
     }
     filled += nameLength;
-    lengths[i] = nameLength;
+    lengths.push(nameLength);
     modes[i] = mode === 1 ? 115 : 101; // 's' : 'e'
     at += nameLength * 2;
     const idAt = at >> 1;
