@@ -59,7 +59,7 @@ function columnsOf(snapshot, from, to, unit) {
 
 /**
  * Columns back as LockInfos (appended to `into`), in order; false, and nothing appended, when they
- * are not well-formed columns.
+ * are not well-formed columns (checked as they are read: one pass).
  * @param {unknown} columns @param {LockInfo[]} into
  */
 export function fromColumns(columns, into = []) {
@@ -67,30 +67,22 @@ export function fromColumns(columns, into = []) {
   const { names, lengths, modes, clients, runs } = /** @type {any} */ (columns);
   if (typeof names !== 'string' || !Array.isArray(lengths) || typeof modes !== 'string' || modes.length !== lengths.length
     || !Array.isArray(clients) || !Array.isArray(runs) || runs.length % 2 !== 0) return false;
-  let units = 0;
-  for (const length of lengths) {
-    if (!Number.isInteger(length) || length < 0) return false;
-    units += length;
-  }
-  if (units !== names.length) return false;
-  let total = 0;
-  for (let r = 0; r < runs.length; r += 2) {
-    const client = runs[r];
-    const count = runs[r + 1];
-    if (!Number.isInteger(client) || client < 0 || client >= clients.length || typeof clients[client] !== 'string'
-      || !Number.isInteger(count) || count < 1) return false;
-    total += count;
-  }
-  if (total !== lengths.length) return false;
+  const start = into.length;
   let i = 0;
   let at = 0;
   for (let r = 0; r < runs.length; r += 2) {
-    const clientId = clients[runs[r]];
-    for (const end = i + runs[r + 1]; i < end; i++) {
-      const name = names.slice(at, at += lengths[i]);
-      into.push({ name, mode: modes.charCodeAt(i) === SHARED ? 'shared' : 'exclusive', clientId });
+    const client = runs[r];
+    const count = runs[r + 1];
+    const clientId = clients[client];
+    if (!Number.isInteger(client) || typeof clientId !== 'string' || !Number.isInteger(count) || count < 1
+      || count > lengths.length - i) { into.length = start; return false; }
+    for (const end = i + count; i < end; i++) {
+      const length = lengths[i];
+      if (!Number.isInteger(length) || length < 0 || length > names.length - at) { into.length = start; return false; }
+      into.push({ name: names.slice(at, at += length), mode: modes.charCodeAt(i) === SHARED ? 'shared' : 'exclusive', clientId });
     }
   }
+  if (i !== lengths.length || at !== names.length) { into.length = start; return false; }
   return true;
 }
 
