@@ -15,7 +15,6 @@ import { LIMITS } from './protocol.js';
 /** @typedef {import('./protocol.js').LockInfoColumns} LockInfoColumns */
 /** @typedef {import('../engine/index.js').SnapshotColumns} SnapshotColumns */
 
-const SHARED = 115; // 's' in LockInfoColumns.modes ('e': exclusive)
 const CHUNK = 8192; // char codes per String.fromCharCode call
 
 /** Bytes a LockInfo takes in a message, by its two strings' lengths (UTF-16) and the rest: the bound's measure. */
@@ -63,27 +62,25 @@ function columnsOf(snapshot, from, to, unit) {
  * @param {unknown} columns @param {LockInfo[]} into
  */
 export function fromColumns(columns, into = []) {
-  if (typeof columns !== 'object' || columns === null) return false;
-  const { names, lengths, modes, clients, runs } = /** @type {any} */ (columns);
-  if (typeof names !== 'string' || !Array.isArray(lengths) || typeof modes !== 'string' || modes.length !== lengths.length
-    || !Array.isArray(clients) || !Array.isArray(runs) || runs.length % 2 !== 0) return false;
+  const { names, lengths, modes, clients, runs } = Object(columns);
   const start = into.length;
   let i = 0;
   let at = 0;
-  for (let r = 0; r < runs.length; r += 2) {
-    const client = runs[r];
-    const count = runs[r + 1];
-    const clientId = clients[client];
-    if (!Number.isInteger(client) || typeof clientId !== 'string' || !Number.isInteger(count) || count < 1
-      || count > lengths.length - i) { into.length = start; return false; }
-    for (const end = i + count; i < end; i++) {
+  let ok = typeof names === 'string' && typeof modes === 'string' && Array.isArray(lengths) && Array.isArray(clients)
+    && Array.isArray(runs) && modes.length === lengths.length;
+  for (let r = 0; ok && r < runs.length; r += 2) {
+    const clientId = clients[runs[r]];
+    const end = i + runs[r + 1];
+    ok = typeof clientId === 'string' && Number.isInteger(end) && end > i && end <= lengths.length;
+    for (; ok && i < end; i++) {
       const length = lengths[i];
-      if (!Number.isInteger(length) || length < 0 || length > names.length - at) { into.length = start; return false; }
-      into.push({ name: names.slice(at, at += length), mode: modes.charCodeAt(i) === SHARED ? 'shared' : 'exclusive', clientId });
+      ok = Number.isInteger(length) && length >= 0 && at + length <= names.length;
+      into.push({ name: names.slice(at, at += length), mode: modes[i] === 's' ? 'shared' : 'exclusive', clientId });
     }
   }
-  if (i !== lengths.length || at !== names.length) { into.length = start; return false; }
-  return true;
+  if (ok && i === lengths.length && at === names.length) return true;
+  into.length = start; // (a malformed piece adds nothing)
+  return false;
 }
 
 /**
