@@ -37,12 +37,10 @@ export class PendingQueries {
   piece(m) {
     const query = this.calls.get(m.call);
     if (query === undefined) return false;
-    // Columns (js/hub/snapshot-pieces.js) made into LockInfos here; a malformed piece is ignored.
-    const held = [];
-    const pending = [];
-    if (!fromColumns(m.held, held) || !fromColumns(m.pending, pending)) return false;
-    if (query.held.length === 0) query.held = held; else for (const info of held) query.held.push(info);
-    if (query.pending.length === 0) query.pending = pending; else for (const info of pending) query.pending.push(info);
+    // Columns (js/hub/snapshot-pieces.js) made into LockInfos here; a malformed piece adds nothing.
+    const { held } = query;
+    const length = held.length;
+    if (!fromColumns(m.held, held) || !fromColumns(m.pending, query.pending)) return (held.length = length), false;
     query.lastProgress = this.now();
     if (m.more === true) return false;
     this.calls.delete(m.call);

@@ -255,9 +255,9 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 /** @typedef {{ name: string, mode: LockMode, clientId: string }} LockInfo (query(), observers) */
 /**
  * LockInfos as columns (a query answer's piece, js/hub/snapshot-pieces.js): entry i's name is the
- * next lengths[i] units of `names`, its mode letter modes[i] ('e' exclusive, 's' shared); runs:
- * [index into clients, count, ...], the entries' clientIds in order.
- * @typedef {{ names: string, lengths: number[], modes: string, clients: string[], runs: number[] }} LockInfoColumns
+ * next lengths[i] units of `names`; runs: [clientId, mode, count, ...], the entries' clientIds and
+ * modes in order.
+ * @typedef {{ names: string, lengths: number[], runs: (string | number)[] }} LockInfoColumns
  */
 /** @typedef {{ clientId: string, holds: string, waitsFor: string, mode: LockMode }} CycleMember */
 /**
