@@ -3,6 +3,7 @@
 // cannot arrive: the hub refused it, a message could not be deserialized, or no piece came for
 // LIMITS.queryTimeout (a lost answer must never leave query() pending forever).
 import { LIMITS } from '../hub/protocol.js';
+import { fromColumns } from '../hub/snapshot-pieces.js';
 
 export class PendingQueries {
   constructor(now) {
@@ -35,9 +36,11 @@ export class PendingQueries {
   /** A piece of an answer; true when the query settled with it. */
   piece(m) {
     const query = this.calls.get(m.call);
-    if (query === undefined || !Array.isArray(m.held) || !Array.isArray(m.pending)) return false;
-    for (const info of m.held) query.held.push(info);
-    for (const info of m.pending) query.pending.push(info);
+    if (query === undefined) return false;
+    // Columns (js/hub/snapshot-pieces.js) made into LockInfos here; a malformed piece adds nothing.
+    const { held } = query;
+    const length = held.length;
+    if (!fromColumns(m.held, held) || !fromColumns(m.pending, query.pending)) return (held.length = length), false;
     query.lastProgress = this.now();
     if (m.more === true) return false;
     this.calls.delete(m.call);

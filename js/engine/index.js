@@ -20,6 +20,7 @@ export const REQUEST_FLAGS = Object.freeze({ rejectDeadlock: 1 });
 const JOURNAL_RECORD_BYTES = 20;
 const CYCLE_MEMBER_BYTES = 16;
 
+/** @type {('exclusive' | 'shared')[]} */
 const MODE_NAMES = ['exclusive', 'shared'];
 const OUT_BYTES = 16; // scratch [0, 16): out-parameters (a double, or an address)
 
@@ -130,6 +131,9 @@ export async function createLocalEngine() {
   return attachEngine({ module, memory: createEngineMemory({ shared: false }), ownerTag: 0 });
 }
 
+// ignoreBOM: a name's leading U+FEFF is part of it.
+const NAMES_DECODER = new TextDecoder('utf-16le', { ignoreBOM: true });
+
 function decodeUnits(u16, start, length) {
   if (length === 0) return '';
   const CHUNK = 8192;
@@ -141,26 +145,51 @@ function decodeUnits(u16, start, length) {
   return text;
 }
 
-// Reads a snapshot (layout.h: wl_snapshot_header, then the records) starting at byte `at`.
-function parseSnapshot(u16, u32, at) {
+/**
+ * @typedef {{ heldCount: number, names: string, lengths: number[], modes: ('exclusive' | 'shared')[], clientIds: string[] }} SnapshotColumns
+ */
+
+// Reads a snapshot (layout.h: wl_snapshot_header, then the records) of `size` bytes at byte `at`, as
+// columns: no object per entry, and the names decoded in one go (one string, from their units
+// gathered first) instead of one decode call each.
+function parseSnapshot(u16, u32, at, size) {
   const heldCount = u32[at >> 2];
-  const pendingCount = u32[(at + 4) >> 2];
+  const count = heldCount + u32[(at + 4) >> 2];
   at += LAYOUT.snapshotHeaderSize;
-  const held = [];
-  const pending = [];
-  for (let i = 0; i < heldCount + pendingCount; i++) {
+  // (Filled by push: packed arrays. One made by new Array(count) is holey, and a structured clone
+  // writes a holey array as a sparse one, key by key: milliseconds for a thousand entries.)
+  const lengths = [];
+  const clientIds = [];
+  const modes = /** @type {SnapshotColumns['modes']} */ ([]);
+  const nameUnits = new Uint16Array(size >> 1); // (more than the names take)
+  let filled = 0;
+  // Runs of one client's entries are the rule (a tab holding many names): its clientId is decoded
+  // once and reused while the next record's units are the same (decoding dominates the cost).
+  let clientId = '';
+  let clientIdAt = 0;
+  let clientIdLength = -1;
+  for (let i = 0; i < count; i++) {
     const nameLength = u32[at >> 2];
-    const mode = u32[(at + 4) >> 2];
-    const clientIdLength = u32[(at + 8) >> 2];
+    const idLength = u32[(at + 8) >> 2];
+    modes.push(MODE_NAMES[u32[(at + 4) >> 2]]);
     at += LAYOUT.snapshotRecordSize;
-    const name = decodeUnits(u16, at >> 1, nameLength);
+    for (let k = at >> 1, end = k + nameLength; k < end; k++) nameUnits[filled++] = u16[k];
+    lengths.push(nameLength);
     at += nameLength * 2;
-    const clientId = decodeUnits(u16, at >> 1, clientIdLength);
-    at += clientIdLength * 2;
-    at = (at + 3) & ~3;
-    (i < heldCount ? held : pending).push({ name, mode: MODE_NAMES[mode], clientId });
+    const idAt = at >> 1;
+    let same = idLength === clientIdLength;
+    for (let k = 0; same && k < idLength; k++) same = u16[idAt + k] === u16[clientIdAt + k];
+    if (!same) clientId = decodeUnits(u16, idAt, idLength);
+    clientIdAt = idAt;
+    clientIdLength = idLength;
+    clientIds.push(clientId);
+    at = (at + idLength * 2 + 3) & ~3;
   }
-  return { held, pending };
+  // UTF-16LE decoding is the identity (and the faster way) but for lone surrogates, which it
+  // replaces with U+FFFD: where that appears the units are taken as they are.
+  let names = NAMES_DECODER.decode(nameUnits.subarray(0, filled));
+  if (names.includes('\uFFFD')) names = decodeUnits(nameUnits, 0, filled);
+  return { heldCount, names, lengths, modes, clientIds };
 }
 
 // A deadlock cycle (layout.h: a count, then wl_cycle_member records) at byte `at`: its members
@@ -551,6 +580,19 @@ class Engine {
   }
 
   snapshot() {
+    const { heldCount, names, lengths, modes, clientIds } = this.snapshotColumns();
+    let at = 0;
+    const infos = lengths.map((length, i) => ({ name: names.slice(at, (at += length)), mode: modes[i], clientId: clientIds[i] }));
+    return { held: infos.slice(0, heldCount), pending: infos.slice(heldCount) };
+  }
+
+  /**
+   * The snapshot as columns (for query() answers over a port, js/hub/snapshot-pieces.js): every
+   * entry's name in one string (`names`, `lengths` units each), held entries first (`heldCount`),
+   * their modes and their clientIds (one string per run of a client).
+   * @returns {SnapshotColumns}
+   */
+  snapshotColumns() {
     let size;
     for (;;) {
       let since = 0;
@@ -560,11 +602,11 @@ class Engine {
       // Larger than the scratch area: in the engine's own memory (which reuses what released
       // locks freed, even when memory cannot grow), else in a larger scratch area.
       const copy = this._snapshotInPieces();
-      if (copy) return parseSnapshot(new Uint16Array(copy.buffer), new Uint32Array(copy.buffer), 0);
+      if (copy) return parseSnapshot(new Uint16Array(copy.buffer), new Uint32Array(copy.buffer), 0, copy.byteLength);
       this._ensureData(size);
     }
     this._reach(this._data + size);
-    return parseSnapshot(this._u16, this._u32, this._data);
+    return parseSnapshot(this._u16, this._u32, this._data, size);
   }
 
   // The snapshot from wl_snapshot_pieces, copied out and the pieces given back; null on NO_MEMORY.

@@ -219,7 +219,7 @@ export class LockCore {
       this.deferredQueries.push([conn, call]);
       return;
     }
-    const pieces = cutSnapshot(this.engine.snapshot());
+    const pieces = cutSnapshot(this.engine.snapshotColumns());
     conn.flush(); // the pieces are posted one by one (each bounded), after what was sent before
     if (pieces === null) {
       return conn.send({ t: H.queryFailed, call, name: 'QuotaExceededError', message: `The lock state is larger than query() returns (${LIMITS.queryBytes} bytes).` });

@@ -27,8 +27,10 @@
  * clientId), the hub keeps each frame as a client of its own (hub-transport.js frameOf), and C.left ends one.
  * One port keeps the order in which the frames made their calls (spec 3.2.2): no engine delivers
  * several ports' messages in the order they were posted (docs/browser.md, "Order across frames").
+ * 12: a query answer's piece (H.snapshot) carries its LockInfos as columns (LockInfoColumns,
+ * js/hub/snapshot-pieces.js), not as objects: a page of version 11 could not read them.
  */
-export const PROTOCOL_VERSION = 11;
+export const PROTOCOL_VERSION = 12;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -220,7 +222,7 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
   stolen: 'stolen',             // { t, token }
   failed: 'failed',             // { t, token, name, message }
   aborted: 'aborted',           // { t, token, removed }
-  snapshot: 'snapshot',         // { t, call, held, pending, more }: one piece of a query's answer (more: pieces follow)
+  snapshot: 'snapshot',         // { t, call, held, pending, more }: one piece of a query's answer, as columns (more: pieces follow)
   queryFailed: 'queryFailed',   // { t, call, name, message }: the query was refused (QuotaExceededError)
   ping: 'ping',                 // { t }
   probed: 'probed',             // { t, call, hubId }
@@ -249,6 +251,12 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 /** @typedef {'exclusive' | 'shared'} LockMode */
 /** @typedef {'wait' | 'no-wait' | 'preempt'} WaitMode */
 /** @typedef {{ name: string, mode: LockMode, clientId: string }} LockInfo (query(), observers) */
+/**
+ * LockInfos as columns (a query answer's piece, js/hub/snapshot-pieces.js): entry i's name is the
+ * next lengths[i] units of `names`; runs: [clientId, mode, count, ...], the entries' clientIds and
+ * modes in order.
+ * @typedef {{ names: string, lengths: number[], runs: (string | number)[] }} LockInfoColumns
+ */
 /** @typedef {{ clientId: string, holds: string, waitsFor: string, mode: LockMode }} CycleMember */
 /**
  * An observer's record (js/engine readJournal).
@@ -300,7 +308,7 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
  * @typedef {{ t: 'stolen', token: number }} StolenMessage
  * @typedef {{ t: 'failed', token: number, name: string, message: string }} FailedMessage
  * @typedef {{ t: 'aborted', token: number, removed: boolean }} AbortedMessage
- * @typedef {{ t: 'snapshot', call: number, held: LockInfo[], pending: LockInfo[], more: boolean }} SnapshotMessage
+ * @typedef {{ t: 'snapshot', call: number, held: LockInfoColumns, pending: LockInfoColumns, more: boolean }} SnapshotMessage
  * @typedef {{ t: 'queryFailed', call: number, name: string, message: string }} QueryFailedMessage
  * @typedef {{ t: 'ping' }} PingMessage
  * @typedef {{ t: 'probed', call: number, hubId: string }} ProbedMessage

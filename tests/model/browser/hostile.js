@@ -81,7 +81,10 @@
         const type = m && typeof m.t === 'string' ? m.t : typeof m;
         stats.replies[type] = (stats.replies[type] ?? 0) + 1;
         if (type === 'snapshot') {
-          for (const info of [...m.held, ...m.pending]) if (!info.clientId.startsWith('hostile')) learned.add(info.clientId);
+          // (a piece's LockInfos come as columns, protocol 12: runs of [clientId, mode, count])
+          for (const { runs } of [m.held, m.pending]) {
+            for (let r = 0; r < runs.length; r += 3) if (!runs[r].startsWith('hostile')) learned.add(runs[r]);
+          }
           stats.learnedClientIds = learned.size;
         }
         // Locks on the honest names are given back at once: slowed, never starved.

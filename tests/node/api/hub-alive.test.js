@@ -10,11 +10,19 @@ import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { PROTOCOL_VERSION, ALIVE_PREFIX } from '../../../js/hub/protocol.js';
 import { validateClientMessage } from '../../../js/hub/validate-client.js';
+import { fromColumns } from '../../../js/hub/snapshot-pieces.js';
 import { PREDECESSOR, takeOver } from '../../../js/hub/succession.js';
 import { AliveDatabase } from '../../../js/browser/alive-database.js';
 import { IDBFactory } from 'fake-indexeddb';
 import { clearableFactory } from './clear-site-data.js';
 import { until } from './until.js';
+
+/** A snapshot piece's columns (protocol 12) as LockInfos. */
+function infos(columns) {
+  const list = [];
+  assert.ok(fromColumns(columns, list), 'well-formed columns');
+  return list;
+}
 
 const quiet = () => {};
 
@@ -122,7 +130,7 @@ test('a context with no sentinel that ever answered keeps its locks when its ali
   b.port.postMessage({ t: 'query', call: 1 });
   await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
   const snapshot = b.heard.find((m) => m.t === 'snapshot');
-  assert.deepEqual(snapshot.held.map((info) => [info.name, info.clientId]), [['x', 'a']]);
+  assert.deepEqual(infos(snapshot.held).map((info) => [info.name, info.clientId]), [['x', 'a']]);
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'), []);
   assert.equal(a.heard.some((m) => m.t === 'dead'), false);
 });
@@ -158,7 +166,7 @@ test('a context that names another context\'s alive database can end only itself
   b.port.postMessage({ t: 'query', call: 1 });
   await until(() => b.heard.some((m) => m.t === 'snapshot'), 'b\'s query is answered');
   const snapshot = b.heard.find((m) => m.t === 'snapshot');
-  assert.deepEqual(snapshot.held.map((info) => [info.name, info.clientId]), [['x', 'a']], 'a still holds x');
+  assert.deepEqual(infos(snapshot.held).map((info) => [info.name, info.clientId]), [['x', 'a']], 'a still holds x');
   assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
   assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
 });

@@ -11,6 +11,7 @@ import { PROTOCOL_VERSION, LIMITS } from '../../../js/hub/protocol.js';
 import { createLockManager } from '../../../js/api/index.js';
 import { requestHandle } from '../suite/handle.js';
 import { until } from './until.js';
+import { fromColumns } from '../../../js/hub/snapshot-pieces.js';
 
 const quiet = () => {};
 const BIG = 'n'.repeat(LIMITS.nameLength);
@@ -208,7 +209,13 @@ test('query() of a large state arrives in bounded pieces and is complete', async
   asker.send({ t: 'query', call: 1 });
   await until(() => asker.heard.some((m) => m.t === 'snapshot' && m.more === false), 'the last piece');
   const took = performance.now() - t0;
-  const pieces = asker.heard.filter((m) => m.t === 'snapshot');
+  // Each piece's columns (protocol 12) as LockInfos.
+  const pieces = asker.heard.filter((m) => m.t === 'snapshot').map((m) => {
+    const held = [];
+    const pending = [];
+    assert.ok(fromColumns(m.held, held) && fromColumns(m.pending, pending), 'well-formed columns');
+    return { held, pending };
+  });
   const sizes = pieces.map((p) => [...p.held, ...p.pending].reduce((n, l) => n + 2 * (l.name.length + l.clientId.length), 0));
   t.diagnostic(`${HOLDERS * NAMES} held names of ${LIMITS.nameLength} units: ${pieces.length} pieces, largest ${Math.max(...sizes)} bytes, ${took.toFixed(0)} ms`);
   assert.ok(pieces.length > 1);
