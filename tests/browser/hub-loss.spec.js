@@ -18,6 +18,16 @@ const CROSS_PROCESS_CLOCK_MS = 0.5;
 
 // Longer than the survivors' detection of the loss (~1-2 s) plus the new hub's reclaim window (LIVENESS.RECLAIM_WINDOW, 2.5 s).
 const BUSY_ACROSS_LOSS_MS = 6000;
+// The BroadcastChannel a busy holder's section stamps (holdBusy's beatChannel) and its waiter hears:
+// proof that the task runs when the hub dies. Started with go() (a timer), it did not yet in
+// Firefox, where a background tab's timer fired 0.75-0.99 s after the kill (3 runs of 3).
+const BUSY_BEAT = 'busy-across-hub-loss';
+
+// Firefox attaches a SharedWorker made while a page busy across the hub's death has not yet taken
+// in that death to the dead hub, and keeps it there as long as its page lives: a survivor or a
+// newcomer that connects then never reaches a new hub (docs/browser.md, "Hub loss and reclaim",
+// Firefox's dead shared worker). A page cannot close a SharedWorker it made (only its unload does).
+const FIREFOX_DEAD_SHARED_WORKER = 'Firefox attaches a SharedWorker made while a page busy across the hub\'s death has not taken in that death to the dead hub, for as long as its page lives (docs/browser.md)';
 
 /**
  * Waits until every page is on a hub other than `oldHubId`, failing at once if two of the
@@ -48,7 +58,9 @@ async function busyAcrossHubLoss({ holder: [page, path], busy, name, waiter, hos
   const waiting = await call(waiter, 'request', name);
   await until(waiter, (s) => named(s.pending, name).length === 1, `the waiter is queued behind the busy ${who}`);
   const { hubId } = await call(waiter, 'connection');
+  await call(waiter, 'hearBeats', BUSY_BEAT);
   await call(page, path, 'go', busy);
+  await expect.poll(async () => (await call(waiter, 'heardBeat', BUSY_BEAT)).count, { message: `the busy ${who}'s task runs` }).toBeGreaterThan(0);
   await killHubProcess(host);
   const granted = await call(waiter, 'granted', waiting);
   expect((await call(waiter, 'connection')).hubId, 'the waiter was granted by a new hub: the kill took the hub down').not.toBe(hubId);
@@ -154,10 +166,9 @@ test('a tab that opens right after the hub died, while the survivor that holds t
   // about 1.7 s before the survivor left its section (Chromium, 3 runs of 3), the survivor's
   // reclaim then refused as stolen: the same refusal as the case above's rare failure under load.
   // Without the fix this failed in Chromium only (WebKit passed before too).
-  // Firefox: with a page busy in a task when the hub's process is killed, no hub started again
-  // for the origin (a newcomer and a fresh tab were not granted within 60 s; 2026-12-02, not
-  // investigated): left out rather than counted as a pass.
-  test.skip(engine === 'firefox', 'Firefox starts no new hub while a page is busy across the kill (not investigated)');
+  // Firefox: the newcomer's `new SharedWorker` joins the dead hub (FIREFOX_DEAD_SHARED_WORKER):
+  // left out rather than counted as a pass.
+  test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
   // Pages in processes of their own: Firefox and WebKit put isolated pages in one process, where
   // the survivor's task would block the newcomer's page too.
   const page = engine === 'chromium' ? 'plain.html?coi' : 'plain.html';
@@ -209,7 +220,9 @@ test('a tab whose port to the hub was made before the hub died gets its first lo
   await call(a, 'release', first);
 });
 
-test('when the hub\'s process dies while a holder is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
+test('when the hub\'s process dies while a holder is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess, engine }) => {
+  // Firefox: the waiter's reconnection joins the dead hub (FIREFOX_DEAD_SHARED_WORKER).
+  test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
   // The holder cannot hear the new hub's announcement nor re-register until its task ends; the
   // waiter re-registers at once. The checker is external: the holder's section stamps its entry
   // and exit, and the waiter's grant must come after the exit.
@@ -217,7 +230,7 @@ test('when the hub\'s process dies while a holder is busy in its callback, the h
   await call(host, 'query');
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
   const name = 'busy-across-hub-loss';
-  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, 'granted', busy);
   // What speaks for the busy holder after the loss is its sentinel: running, and handed its hub,
   // before the holder's task takes the thread. Not waited for, the sentinel had not even read its
@@ -230,6 +243,7 @@ test('when the hub\'s process dies while a holder is busy in its callback, the h
 });
 
 test('when the hub\'s process dies while a holder that has no sentinel (a policy forbids it) is busy in its callback, the holder keeps its lock until its callback ends', async ({ session, servers, killHubProcess, engine }) => {
+  test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
   // Nothing answers for this holder while its task runs: not its sentinel (forbidden), not the
   // holder itself. What the next hub waits for is its held marker (js/browser/held-marker.js), a
   // database the browser holds open for it however busy it is.
@@ -239,7 +253,7 @@ test('when the hub\'s process dies while a holder that has no sentinel (a policy
   await call(host, 'query');
   const [a, b] = [await open('plain.html?coi'), await open('plain.html?coi')];
   const name = 'busy-with-no-one-to-speak';
-  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, 'granted', busy);
   // The browser's refusal comes as the sentinel's `error` event, after the grant in Firefox (seen
   // once in a full run): the marker is opened then, which is this case's premise.
@@ -248,7 +262,8 @@ test('when the hub\'s process dies while a holder that has no sentinel (a policy
   report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: holder left its section -> waiter granted`, after);
 });
 
-test('when the hub\'s process dies while a holder whose sentinel has not answered yet is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
+test('when the hub\'s process dies while a holder whose sentinel has not answered yet is busy in its callback, the holder keeps its lock until its callback ends', async ({ openTab, killHubProcess, engine }) => {
+  test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
   // A context starts its sentinel after its first answer (js/browser/hub-backend.js
   // sendSentinelSoon), and a busy window cannot start a worker (Chromium): a holder busy soon after
   // its first grant has no sentinel yet. Its held marker, open until the sentinel answers, is what
@@ -259,7 +274,7 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
   await call(host, 'query');
   const [a, b] = [await openTab(`${page}&coi`), await openTab(`${page}&coi`)];
   const name = 'busy-before-its-sentinel-answered';
-  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, 'granted', busy);
   const { hubId } = await call(a, 'connection');
   await expect.poll(async () => (await b.evaluate(() => indexedDB.databases())).map((d) => d.name).filter((n) => n.startsWith(`weblocks-held:${hubId} `)).length,
@@ -272,7 +287,9 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
 test('when the hub\'s process dies while a dedicated worker that has no sentinel is busy in its callback, the worker keeps its lock until its callback ends', async ({ openTab, killHubProcess }) => {
   // As a Firefox dedicated worker always is (js/browser/sentinel.js): its creator vouches for it
   // at a live hub, but cannot re-register the worker's locks for it after a loss. Its held marker
-  // is what the next hub waits for.
+  // is what the next hub waits for. Firefox: with the task proven running at the kill, the waiter
+  // was granted 1.7-2.3 s before the worker left its section in 3 runs of 5 (docs/browser.md,
+  // Firefox's dead shared worker): kept, as the failure it is.
   const host = await openTab();
   await call(host, 'query');
   // A worker of the host's too: Firefox's killHubProcess finds the hub's process as the one with
@@ -281,7 +298,7 @@ test('when the hub\'s process dies while a dedicated worker that has no sentinel
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
   const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
   const name = 'busy-worker-across-hub-loss';
-  const busy = await call(a, [w], 'holdBusy', name, BUSY_ACROSS_LOSS_MS);
+  const busy = await call(a, [w], 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, [w], 'granted', busy);
   expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeNull();
   const after = await busyAcrossHubLoss({ holder: [a, [w]], busy, name, waiter: b, host, killHubProcess, who: 'worker' });
