@@ -18,6 +18,13 @@ import { CLOSE } from '../../../js/remote/protocol.js';
 
 const script = new URL('./fixtures/machine-server.mjs', import.meta.url).pathname;
 
+/** `client(url)`: a remote LockManager, closed after test `t`. */
+function clientsClosedAfter(t) {
+  const clients = [];
+  t.after(() => { for (const c of clients) c.close(); });
+  return (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+}
+
 /** A fresh machine lock space folder, and the server processes on it; all removed after the test (servers first). */
 function machineSetup(t) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-remote-'));
@@ -51,9 +58,7 @@ function machineSetup(t) {
 test('two lock server processes (backend machine) share a space: exclusion, FIFO handoff with growing tokens, spaces apart, a SIGKILLed server\'s clients keep their locks for its grace, then they pass on', async (t) => {
   const { folder, serverProcess } = machineSetup(t);
   const [one, two] = await Promise.all([serverProcess(), serverProcess({ grace: 4000 })]);
-  const clients = [];
-  t.after(() => { for (const c of clients) c.close(); });
-  const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+  const client = clientsClosedAfter(t);
   const a = client(one.url('team'));
   const b = client(two.url('team'));
   const c = client(two.url('team'));
@@ -96,9 +101,7 @@ test('a server SIGKILLed and started again on its port (backend machine): its cl
   const { serverProcess } = machineSetup(t);
   const one = await serverProcess();
   const other = await serverProcess(); // a second server of the space, alive throughout
-  const clients = [];
-  t.after(() => { for (const c of clients) c.close(); });
-  const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+  const client = clientsClosedAfter(t);
   const a = client(one.url('team'));
   const b = client(one.url('team'));
   const w = client(other.url('team'));
@@ -145,9 +148,7 @@ test('a server SIGKILLed and started again only after its grace (backend machine
   const { serverProcess } = machineSetup(t);
   const one = await serverProcess({ grace: 1000 });
   const other = await serverProcess();
-  const clients = [];
-  t.after(() => { for (const c of clients) c.close(); });
-  const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+  const client = clientsClosedAfter(t);
   const a = client(one.url('team'));
   const w = client(other.url('team'));
   const held = hold(a, 'doc');
@@ -171,9 +172,7 @@ test('a server SIGKILLed while its clients reach it through a proxy that then se
   const { serverProcess } = machineSetup(t);
   const [one, two] = await Promise.all([serverProcess(), serverProcess()]);
   const proxy = await startStallProxy(t, one.port);
-  const clients = [];
-  t.after(() => { for (const c of clients) c.close(); });
-  const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+  const client = clientsClosedAfter(t);
   const viaProxy = `ws://127.0.0.1:${proxy.port}/locks?space=team`;
   const a = client(viaProxy);
   const b = client(viaProxy);
@@ -200,9 +199,7 @@ test('a release and an abort made while the server is down are done by the serve
   const { serverProcess } = machineSetup(t);
   const one = await serverProcess();
   const other = await serverProcess();
-  const clients = [];
-  t.after(() => { for (const c of clients) c.close(); });
-  const client = (url) => { const c = createLockManager({ url }); clients.push(c); return c; };
+  const client = clientsClosedAfter(t);
   const a = client(one.url('team'));
   const b = client(one.url('team'));
   const w = client(other.url('team'));
