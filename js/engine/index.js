@@ -131,8 +131,9 @@ export async function createLocalEngine() {
   return attachEngine({ module, memory: createEngineMemory({ shared: false }), ownerTag: 0 });
 }
 
-// ignoreBOM: a name's leading U+FEFF is part of it.
-const NAMES_DECODER = new TextDecoder('utf-16le', { ignoreBOM: true });
+// ignoreBOM: a name's leading U+FEFF is part of it. Made at first use: some test environments
+// (jest's jsdom) have no TextDecoder, and the package must load there (the units are taken as they are).
+let namesDecoder;
 
 function decodeUnits(u16, start, length) {
   if (length === 0) return '';
@@ -187,8 +188,9 @@ function parseSnapshot(u16, u32, at, size) {
   }
   // UTF-16LE decoding is the identity (and the faster way) but for lone surrogates, which it
   // replaces with U+FFFD: where that appears the units are taken as they are.
-  let names = NAMES_DECODER.decode(nameUnits.subarray(0, filled));
-  if (names.includes('\uFFFD')) names = decodeUnits(nameUnits, 0, filled);
+  namesDecoder ??= typeof TextDecoder === 'function' ? new TextDecoder('utf-16le', { ignoreBOM: true }) : null;
+  let names = namesDecoder === null ? null : namesDecoder.decode(nameUnits.subarray(0, filled));
+  if (names === null || names.includes('\uFFFD')) names = decodeUnits(nameUnits, 0, filled);
   return { heldCount, names, lengths, modes, clientIds };
 }
 
