@@ -33,7 +33,10 @@ export class HubBackend extends HubMessages {
       queueMicrotask(() => listener.failed(token, error));
       return token;
     }
-    this.records.set(token, { name, mode, wait, listener, state: UNSENT, seq: null, made: ++this.made, as });
+    // Its answers wait for our held marker, if one is being opened: a callback never starts
+    // before the next hub could find the marker (held-marker.js).
+    const answers = this.heldMarker?.gate(listener) ?? listener;
+    this.records.set(token, { name, mode, wait, listener: answers, state: UNSENT, seq: null, made: ++this.made, as });
     /** @type {RequestMessage} */
     const message = { t: C.request, token, name, mode, wait };
     if (as !== undefined) message.as = as;

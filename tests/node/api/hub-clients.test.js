@@ -8,6 +8,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { createLocalEngine } from '../../../js/engine/index.js';
 import { Hub } from '../../../js/hub/hub.js';
 import { HubBackend } from '../../../js/browser/hub-backend.js';
+import { HELD } from '../../../js/browser/hub-link.js';
 import { PROTOCOL_VERSION, heldMarkerHub } from '../../../js/hub/protocol.js';
 import { validateClientMessage } from '../../../js/hub/validate-client.js';
 import { HeldMarker } from '../../../js/browser/held-marker.js';
@@ -437,6 +438,62 @@ test('a context holds a held marker under its hub until its sentinel has answere
   a.backend.vouch(); // what the sentinel's first answer does (js/browser/context.js onAnswer)
   assert.equal(heldMarker.marker, null, 'dropped once the sentinel answered');
   await eventually(async () => (await indexedDB.databases()).length === 0, 'and deleted');
+  holder.release();
+  assert.equal((await holder.settled).ok, true);
+});
+
+/** An IDBFactory whose marker opens complete only when the test says (`opens[i].succeed()`). */
+function heldOpenFactory() {
+  const opens = [];
+  return {
+    opens,
+    open(name) {
+      const request = { result: { close() {} }, onsuccess: null, onerror: null, onupgradeneeded: null };
+      opens.push({ name, succeed: () => request.onsuccess?.() });
+      return request;
+    },
+    deleteDatabase() { return {}; },
+  };
+}
+
+test('a context\'s callbacks start only once its held marker is open, in the order the hub answered', async (t) => {
+  // A callback busy from its first line before the marker reached the browser's storage had no
+  // one to speak for it after a hub loss: the next hub did not find the marker (Firefox, a
+  // dedicated worker; Chromium, a page: docs/browser.md, Firefox's dead shared worker).
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const indexedDB = heldOpenFactory();
+  const heldMarker = new HeldMarker(indexedDB);
+  const a = space.client('a', {}, sentinel, undefined, { heldMarker });
+  const started = [];
+  const first = requestHandle(a.locks, 'x');
+  const second = requestHandle(a.locks, 'y', { ifAvailable: true });
+  first.granted.then(() => started.push('x'));
+  second.granted.then((lock) => started.push(lock === null ? 'y: not available' : 'y'));
+  await until(() => [...a.backend.records.values()].some((r) => r.state === HELD), 'the hub granted x');
+  await until(() => indexedDB.opens.length === 1, 'the marker is being opened');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(started, [], 'no callback before the marker is open, nor any later answer');
+  indexedDB.opens[0].succeed();
+  await first.granted;
+  await second.granted;
+  assert.deepEqual(started, ['x', 'y'], 'then each, in the order the hub answered');
+  first.release();
+  second.release();
+  assert.equal((await first.settled).ok, true);
+  assert.equal((await second.settled).ok, true);
+});
+
+test('a context whose held marker never opens goes on after a bound, unmarked', async (t) => {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const indexedDB = heldOpenFactory();
+  const a = space.client('a', {}, sentinel, undefined, { heldMarker: new HeldMarker(indexedDB) });
+  const began = Date.now();
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  assert.equal(indexedDB.opens.length, 1);
+  assert.ok(Date.now() - began >= 900, 'it waited for the open (about 1 s) first');
   holder.release();
   assert.equal((await holder.settled).ok, true);
 });
