@@ -116,12 +116,14 @@ export const LIVENESS = Object.freeze({
   // milliseconds; one that died since (the tab it ran in crashed) never does.
   EARLY_HUB_ANSWER_WAIT: 150,
   // A context's alive database was closed by the browser (js/hub/alive.js) and the hub cannot tell
-  // that the origin's storage was not cleared: the hub pings the context and its sentinel and
-  // waits this long for an answer before it releases the context's locks. An answer means the
+  // that the origin's storage was not cleared: the hub pings the context and its sentinel this
+  // often, and releases the context's locks once neither has said anything for ALIVE_SILENT_AFTER
+  // (a live sentinel of a loaded machine answered later than 100 ms: Firefox, 2026-12-02). An answer means the
   // context lives (the browser closed the connection for another reason): it is asked again,
   // ALIVE_CONFIRM_ROUNDS times in all (a WebKit window's sentinel, a shared worker, outlives a
   // crashed window by tens of milliseconds), then keeps its locks.
   ALIVE_CONFIRM_WAIT: 100,
+  ALIVE_SILENT_AFTER: 1000,
   ALIVE_CONFIRM_ROUNDS: 2,
   // A dedicated worker that was terminated (its creator's terminate(), or its creator left) has
   // stopped running this long after (js/hub/terminated-worker.js): its creator says C.ended only
