@@ -117,3 +117,33 @@ test('a successor whose lost hub left no live marker keeps only its start-up hol
   await until(() => newcomer.granted(), 'granted after the start-up hold');
   assert.equal(hub.window.started, false);
 });
+
+test('a new hub waits for the markers as long as the storage takes to list them, up to its bound, and says so when it gives up', async () => {
+  const { awaitHeldMarkers } = await import('../../../js/hub/held-markers.js');
+  const logged = [];
+  let scannedAt = null;
+  const began = Date.now();
+  // A listing that never comes: the scan ends at the bound, with a warning that names the cost.
+  awaitHeldMarkers(new IDBFactory(), new Promise(() => {}), {
+    hubId: 'new', lostHubs: ['lost'], pending: new Set(), timeout: 300,
+    log: (level, text) => logged.push([level, text]), scanned: () => { scannedAt = Date.now(); },
+  });
+  await until(() => scannedAt !== null, 'the scan ended');
+  assert.ok(scannedAt - began >= 290, 'not before the bound');
+  assert.deepEqual(logged.map(([level]) => level), ['warn']);
+  assert.match(logged[0][1], /did not list its databases within 300 ms: busy survivors of the lost hub are not waited for/);
+  // A slow listing within the bound: the marker under the lost hub is waited for.
+  const pending = new Set();
+  let scanned = false;
+  let waited = null;
+  let list;
+  awaitHeldMarkers(new IDBFactory(), new Promise((resolve) => { list = resolve; }), {
+    hubId: 'new', lostHubs: ['lost'], pending, timeout: 10_000, log: () => {},
+    scanned: () => { scanned = true; waited = [...pending]; },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(scanned, false, 'still listing: the scan goes on');
+  list([heldMarkerName('lost', 'a'), heldMarkerName('other', 'b')]);
+  await until(() => scanned, 'the scan ended once listed');
+  assert.deepEqual(waited, [heldMarkerName('lost', 'a')], 'the lost hub\'s marker is waited for, no other');
+});
