@@ -67,17 +67,19 @@ export function unwatchAlive(conn) {
  * A hub that could not hear meanwhile (deaf: hearing.js) or woke late proves nothing: it asks again.
  */
 /** @param {import('./connection.js').HubConnection} conn */
-function confirm(hub, conn, watch, round) {
+function confirm(hub, conn, watch, round, unansweredSince = null) {
   // Closed already, or the heartbeat's rules stand for it (hub.silenceCounts: no sentinel of its
   // own has answered, or a creator vouches for it): silence decides nothing.
   if (conn.client === null || !hub.silenceCounts(conn)) { conn.alive = null; return; }
   const askedAt = hub.now();
+  // An answer to an earlier ask of this check that went unanswered in its round counts (a late one).
+  const since = unansweredSince ?? askedAt;
   askSentinel(hub, conn);
   conn.send({ t: H.ping });
   watch.timer = setTimeout(() => {
     if (conn.alive !== watch) return;
     const heard = lastHeardFrom(conn);
-    const answered = heard >= askedAt;
+    const answered = heard >= since;
     // Dead only once silent for ALIVE_SILENT_AFTER: a live sentinel on a loaded machine answered
     // later than one round (Firefox, a clean-clone run on 2 cores: a busy tab declared dead 100 ms
     // after the ask while its sentinel lived). Until then, ask again.
@@ -85,7 +87,7 @@ function confirm(hub, conn, watch, round) {
     if (!answered && silent >= hub.liveness.ALIVE_SILENT_AFTER && hub.now() - askedAt < hub.liveness.ALIVE_CONFIRM_WAIT * 3 && !hub.deaf()) {
       declareDead(hub, conn, `its alive database was closed, and nothing came from it or its sentinel for ${Math.round(silent)} ms`, 'silence');
     } else if (!answered || round < hub.liveness.ALIVE_CONFIRM_ROUNDS) {
-      confirm(hub, conn, watch, answered ? round + 1 : round);
+      confirm(hub, conn, watch, answered ? round + 1 : round, answered ? null : since);
     } else {
       conn.alive = null;
       hub.verdict(conn, ALIVE_CLOSED, false, 'silence');

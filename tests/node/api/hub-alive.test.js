@@ -58,12 +58,16 @@ async function aliveSpace(t, idb = fakeIndexedDB(), { succession } = {}) {
     hub.connect(port2);
     port1.postMessage({ t: 'hello', v: PROTOCOL_VERSION, clientId, key: `key-${clientId}`, lostHub: null, reclaim: [] });
     await until(() => heard.some((m) => m.t === 'welcome'), `${clientId} is welcomed`);
-    const c = { clientId, port: port1, heard, answering: true, pongs: 0 };
+    const c = { clientId, port: port1, heard, answering: true, pongs: 0, answerLate: 0 };
     if (!withSentinel) return c;
     const sentinel = new MessageChannel();
     ports.push(sentinel.port1, sentinel.port2);
     sentinel.port1.on('message', (m) => {
-      if (m.t === 'ping' && c.answering) { c.pongs++; sentinel.port1.postMessage({ t: 'pong' }); }
+      if (m.t !== 'ping' || !c.answering) return;
+      c.pongs++;
+      // answerLate: each pong that long after its ping (a loaded machine's sentinel).
+      if (c.answerLate > 0) setTimeout(() => sentinel.port1.postMessage({ t: 'pong' }), c.answerLate);
+      else sentinel.port1.postMessage({ t: 'pong' });
     });
     port1.postMessage({ t: 'sentinel' }, [sentinel.port2]);
     await until(() => c.pongs > 0, `${clientId}'s sentinel answered the hub`);
@@ -107,6 +111,20 @@ test('a busy context whose alive database the browser closed keeps its locks whi
   assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
     [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false, confirmedBy: 'silence' }]);
   assert.ok(a.pongs - pongsBefore >= 2, 'the sentinel was asked in each round');
+  assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
+  assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
+});
+
+test('a busy context whose sentinel answers later than each round keeps its locks: only a silence of ALIVE_SILENT_AFTER ends it', async (t) => {
+  // A clean-clone run on 2 cores declared a busy Firefox tab dead after one unanswered 100 ms round
+  // while its sentinel lived: its lock would have gone to the waiter during its callback.
+  const space = await aliveSpace(t);
+  const { a, b, deleting } = await holderAndWaiter(space);
+  a.answerLate = 250; // 2.5 rounds late, every time
+  deleting.onsuccess();
+  await until(() => space.announced.some((m) => m.t === 'liveness-verdict'), 'the hub gave its verdict');
+  assert.deepEqual(space.announced.filter((m) => m.t === 'liveness-verdict'),
+    [{ t: 'liveness-verdict', clientId: 'a', cause: 'alive-database-closed', dead: false, confirmedBy: 'silence' }]);
   assert.deepEqual(grantedTokens(b), [], 'the waiter still waits');
   assert.equal(a.heard.some((m) => m.t === 'dead'), false, 'a was never declared dead');
 });
