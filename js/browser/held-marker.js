@@ -67,8 +67,7 @@ export class HeldMarker {
     // Open means held: a hub's delete waits for it from then on. Not at upgradeneeded (the marker
     // is created, its connection not yet open): Chromium's delete then completes at once.
     const exists = () => { if (this.marker === marker) this.opened(); };
-    clearTimeout(this.openTimer);
-    this.openTimer = setTimeout(exists, OPENED_WITHIN);
+    this.openTimer = setTimeout(exists, OPENED_WITHIN); // (none runs: drop() above ended the last)
     request.onsuccess = () => {
       exists();
       marker.db = request.result;

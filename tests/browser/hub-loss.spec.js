@@ -51,6 +51,42 @@ async function recoverWithoutOverlap(pages, oldHubId, exclusive, timeoutMs = 20_
   }
 }
 
+/** Polls until `waiter` hears the busy section's stamps (BUSY_BEAT): proof that its task runs. */
+async function theTaskRuns(waiter, who) {
+  await expect.poll(async () => (await call(waiter, 'heardBeat', BUSY_BEAT)).count, { message: `the busy ${who}'s task runs` }).toBeGreaterThan(0);
+}
+
+/** `holder` ([page, path]) takes `name` with a callback busy from its first line; resolves to the handle once it runs. */
+async function busyFromFirstLine([page, path], name, waiter, who) {
+  await call(waiter, 'hearBeats', BUSY_BEAT);
+  const busy = await call(page, path, 'holdBusy', name, BUSY_FROM_FIRST_LINE_MS, { atOnce: true, beatChannel: BUSY_BEAT });
+  await theTaskRuns(waiter, who);
+  return busy;
+}
+
+// Pages whose sentinel's script comes 30 s late (server.mjs, /slow-sentinel/): it surely has not
+// answered during the test. The host starts the hub; a and b are isolated pages.
+const SLOW_SENTINEL_PAGE = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill-sync.js';
+async function slowSentinelTabs(openTab) {
+  const host = await openTab(SLOW_SENTINEL_PAGE);
+  await call(host, 'query');
+  const [a, b] = [await openTab(`${SLOW_SENTINEL_PAGE}&coi`), await openTab(`${SLOW_SENTINEL_PAGE}&coi`)];
+  return { host, a, b };
+}
+
+/** The host (with the hub) and pages a and b; a has a dedicated worker `w` that has no sentinel. */
+async function workerWithoutSentinel(openTab) {
+  const host = await openTab();
+  await call(host, 'query');
+  // A worker of the host's too: Firefox's killHubProcess finds the hub's process as the one with
+  // the most worker threads (the host's: hub, sentinel, this worker; a's: its sentinel, its worker).
+  await call(host, 'spawn', '/tests/browser/pages/worker.js');
+  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
+  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
+  expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeNull();
+  return { host, a, b, w };
+}
+
 /**
  * `holder` ([page, path to its worker, or []]) holds `name` as its busy handle `busy`: the waiter
  * queues for it, the holder's task starts, and the hub's process dies. The waiter must be granted
@@ -65,7 +101,7 @@ async function busyAcrossHubLoss({ holder: [page, path], busy, name, waiter, hos
   if (!running) {
     await call(waiter, 'hearBeats', BUSY_BEAT);
     await call(page, path, 'go', busy);
-    await expect.poll(async () => (await call(waiter, 'heardBeat', BUSY_BEAT)).count, { message: `the busy ${who}'s task runs` }).toBeGreaterThan(0);
+    await theTaskRuns(waiter, who);
   }
   await killHubProcess(host);
   const granted = await call(waiter, 'granted', waiting);
@@ -273,12 +309,8 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
   // A context starts its sentinel after its first answer (js/browser/hub-backend.js
   // sendSentinelSoon), and a busy window cannot start a worker (Chromium): a holder busy soon after
   // its first grant has no sentinel yet. Its held marker, open until the sentinel answers, is what
-  // the next hub waits for. Here the sentinel's script comes 30 s late (server.mjs, /slow-sentinel/),
-  // so it surely has not answered when the task starts.
-  const page = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill-sync.js';
-  const host = await openTab(page);
-  await call(host, 'query');
-  const [a, b] = [await openTab(`${page}&coi`), await openTab(`${page}&coi`)];
+  // the next hub waits for. Here the sentinel surely has not answered when the task starts.
+  const { host, a, b } = await slowSentinelTabs(openTab);
   const name = 'busy-before-its-sentinel-answered';
   const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, 'granted', busy);
@@ -296,16 +328,11 @@ test('when the hub\'s process dies while a page is busy from the first line of i
   // open made just before a long task reached the browser's storage only after that task
   // (Chromium: neither listed during it), so the next hub waited for nothing. The grant now waits
   // for the marker to be open (js/browser/held-marker.js afterOpened).
-  const page = 'deploy.html?polyfill=/slow-sentinel/weblocks-polyfill-sync.js';
-  const host = await openTab(page);
-  await call(host, 'query');
-  const [a, b] = [await openTab(`${page}&coi`), await openTab(`${page}&coi`)];
+  const { host, a, b } = await slowSentinelTabs(openTab);
   expect((await call(a, 'backendState')).sentinel, 'its sentinel has not answered').toMatchObject({ answered: false, failed: false });
   expect((await call(a, 'connection')).hubId, 'the page has not reached the hub yet').toBeNull();
   const name = 'busy-from-its-first-line-before-its-sentinel-answered';
-  await call(b, 'hearBeats', BUSY_BEAT);
-  const busy = await call(a, 'holdBusy', name, BUSY_FROM_FIRST_LINE_MS, { atOnce: true, beatChannel: BUSY_BEAT });
-  await expect.poll(async () => (await call(b, 'heardBeat', BUSY_BEAT)).count, { message: 'the page\'s first callback is busy' }).toBeGreaterThan(0);
+  const busy = await busyFromFirstLine([a, []], name, b, 'holder');
   const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder', running: true });
   report(`hub killed during a ${BUSY_FROM_FIRST_LINE_MS} ms task from the first line of a page's first callback, sentinel not answered: holder left its section -> waiter granted`, after);
 });
@@ -316,17 +343,10 @@ test('when the hub\'s process dies while a dedicated worker that has no sentinel
   // is what the next hub waits for. Firefox, before the grant waited for the marker to be open: the
   // waiter was granted 1.7-2.3 s before the worker left its section in 3 runs of 5 (the next hub
   // did not find the marker: docs/browser.md, Firefox's dead shared worker).
-  const host = await openTab();
-  await call(host, 'query');
-  // A worker of the host's too: Firefox's killHubProcess finds the hub's process as the one with
-  // the most worker threads (the host's: hub, sentinel, this worker; a's: its sentinel, its worker).
-  await call(host, 'spawn', '/tests/browser/pages/worker.js');
-  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
-  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
+  const { host, a, b, w } = await workerWithoutSentinel(openTab);
   const name = 'busy-worker-across-hub-loss';
   const busy = await call(a, [w], 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, [w], 'granted', busy);
-  expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeNull();
   const after = await busyAcrossHubLoss({ holder: [a, [w]], busy, name, waiter: b, host, killHubProcess, who: 'worker' });
   report(`hub killed during a worker's ${BUSY_ACROSS_LOSS_MS} ms task with no sentinel: worker left its section -> waiter granted`, after);
 });
@@ -337,16 +357,9 @@ test('when the hub\'s process dies while a dedicated worker that has no sentinel
   // after the open, under load) and the next hub did not find it, unless the grant waits for the
   // marker to exist (js/browser/held-marker.js afterOpened). Firefox failed 2 runs of 10 of the
   // case above under load before that (the new hub listed no marker), Chromium and WebKit run it too.
-  const host = await openTab();
-  await call(host, 'query');
-  await call(host, 'spawn', '/tests/browser/pages/worker.js'); // Firefox's killHubProcess: see the case above
-  const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
-  const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
-  expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeNull();
+  const { host, a, b, w } = await workerWithoutSentinel(openTab);
   const name = 'busy-worker-from-first-line-across-hub-loss';
-  await call(b, 'hearBeats', BUSY_BEAT);
-  const busy = await call(a, [w], 'holdBusy', name, BUSY_FROM_FIRST_LINE_MS, { atOnce: true, beatChannel: BUSY_BEAT });
-  await expect.poll(async () => (await call(b, 'heardBeat', BUSY_BEAT)).count, { message: 'the worker\'s callback is busy' }).toBeGreaterThan(0);
+  const busy = await busyFromFirstLine([a, [w]], name, b, 'worker');
   const after = await busyAcrossHubLoss({ holder: [a, [w]], busy, name, waiter: b, host, killHubProcess, who: 'worker', running: true });
   report(`hub killed during a worker's ${BUSY_FROM_FIRST_LINE_MS} ms task from its callback's first line, no sentinel: worker left its section -> waiter granted`, after);
 });

@@ -13,6 +13,7 @@ import { Hub } from '../../../js/hub/hub.js';
 import { PREDECESSOR, takeOver, lostHubIds } from '../../../js/hub/succession.js';
 import { PROTOCOL_VERSION, heldMarkerName, heldMarkerHub } from '../../../js/hub/protocol.js';
 import { HeldMarker } from '../../../js/browser/held-marker.js';
+import { awaitHeldMarkers } from '../../../js/hub/held-markers.js';
 import { until, eventually } from './until.js';
 
 const names = async (indexedDB) => (await indexedDB.databases()).map((d) => d.name).sort();
@@ -119,7 +120,6 @@ test('a successor whose lost hub left no live marker keeps only its start-up hol
 });
 
 test('a new hub waits for the markers as long as the storage takes to list them, up to its bound, and says so when it gives up', async () => {
-  const { awaitHeldMarkers } = await import('../../../js/hub/held-markers.js');
   const logged = [];
   let scannedAt = null;
   const began = Date.now();
