@@ -15,7 +15,7 @@ export class ReclaimWindow {
     this.liveness = liveness;
     this.predecessor = predecessor;
     this.log = log;
-    this.until = 0;             // > now while the window (or the start-up hold) is open
+    this.until = 0;             // the window's (or start-up hold's) deadline; 0 once close() closed it
     this.started = false;       // a reclaim window opened (once in a hub's life)
     this.startedAt = now();
     this.refusedClaims = 0;
@@ -29,9 +29,14 @@ export class ReclaimWindow {
     this.scanningMarkers = false;
   }
 
-  /** Whether new requests wait now. */
+  /**
+   * Whether new requests wait now: from the start-up hold or the window's opening until close()
+   * has closed it, not only until its deadline. Between a deadline and its close() (the timer due,
+   * a loaded thread) a newcomer would be granted a busy survivor's lock, and the survivor's hello
+   * told its held lock was stolen.
+   */
   isOpen() {
-    return this.now() < this.until;
+    return this.until !== 0;
   }
 
   /** The start-up hold of an announced hub: returns how long it lasts (ms). */

@@ -175,6 +175,29 @@ test('a survivor of a lost hub that is busy keeps the reclaim window open while 
   assert.equal(logged.filter((text) => /busy survives the lost hub/.test(text)).length, 1, 'said once');
 });
 
+test('between the reclaim window\'s deadline and its close (the hub\'s timer due but not run yet), a newcomer is not granted a busy survivor\'s lock and the survivor takes it back', async (t) => {
+  // A clock the test moves: the window's deadline passes while its timer (60 s of real time) has
+  // not run, the gap a loaded thread leaves between a due timer and its task (found by the CI).
+  let clock = 1_000;
+  const liveness = { RECLAIM_WINDOW: 60_000, STARTUP_HOLD: 60_000, SURVIVOR_SILENT_AFTER: 60_000, TICK: 50 };
+  const { hub, raw, logged, announce } = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness, now: () => clock });
+  const waiter = raw({ clientId: 'waiter', lostHub: 'lost', reclaim: [{ token: 1, name: 'x', mode: 'exclusive', held: false, seq: 2 }] });
+  await until(() => waiter.heard.some((m) => m.t === 'welcome'), 'the waiter is welcomed');
+  assert.equal(hub.window.started, true, 'its claim opened the window');
+  announce.onmessage({ data: { t: ANNOUNCE.hadHub, hubId: 'lost', clientId: 'busy' } });
+  clock += 120_000; // past the deadline; the close timer has not run
+  const newcomer = raw({ clientId: 'newcomer' });
+  newcomer.send({ t: 'request', token: 1, name: 'x', mode: 'exclusive', wait: 'no-wait' });
+  const busy = raw({ clientId: 'busy', lostHub: 'lost', reclaim: [{ token: 7, name: 'x', mode: 'exclusive', held: true, seq: null }] });
+  await until(() => busy.heard.some((m) => m.t === 'welcome'), 'the survivor is welcomed');
+  assert.deepEqual(busy.heard.find((m) => m.t === 'welcome').reclaimed, ['held'], 'it takes its lock back');
+  assert.equal(newcomer.heard.some((m) => m.t === 'granted'), false, `the newcomer was not granted "x" (${logged.join(' | ')})`);
+  hub.closeReclaimWindow(); // the due timer runs
+  await until(() => newcomer.heard.some((m) => m.t === 'notAvailable' || m.t === 'granted'), 'the newcomer is answered once the window closed');
+  assert.deepEqual(newcomer.heard.filter((m) => m.t === 'granted' || m.t === 'notAvailable').map((m) => m.t), ['notAvailable'], 'ifAvailable: the survivor holds it');
+  assert.equal(waiter.heard.some((m) => m.t === 'granted'), false, 'the waiter waits behind the survivor');
+});
+
 test('a survivor whose sentinel falls silent (its context died) holds the window no longer, and a hub whose predecessor left no clients hears no survivor', async (t) => {
   const liveness = { RECLAIM_WINDOW: 300, STARTUP_HOLD: 100, SURVIVOR_SILENT_AFTER: 200, TICK: 50 };
   const lost = await hubWithRaw(t, { predecessor: PREDECESSOR.lost, liveness });
