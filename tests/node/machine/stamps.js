@@ -4,12 +4,16 @@
 //   enter <name> <mode> <id> <steal|wait>   leave <name> <id>   lost <id> <stolen|not-by-steal>
 //   killed <pid> (the process, about to SIGKILL itself)   kill <pid> (the harness, about to)
 //   hub-killed <pid>   unavailable <id>   aborted <id>   busy <id> <ms>   error <id> <text>
+//   died <pid> <error> (its main thread's uncaught error: the process exits)
+//   thread-died <pid>.<threadId> <error> (a worker thread's uncaught error: that thread exits)
 // An id is <pid>.<threadId>.<loop>.<n>. Two sections of one name overlap when one enters while
 // the other is in, and either is exclusive: a violation. The spec allows one case: a stolen
 // holder goes on running its callback (spec: "steal" rejects its promise, nothing stops it), so
 // sections that ended stolen are left out, provided a steal of their name happened. A process's
 // sections end where it was killed; lines a killed process wrote after that are ignored (only its
-// other threads, in the instant before the signal lands, can write any).
+// other threads, in the instant before the signal lands, can write any). A process or thread that
+// died of an uncaught error is an error, and its sections end there too (its locks went on when
+// its socket closed: the hub did right; what killed it is the bug to report).
 export function checkStamps(text) {
   const lines = text.split('\n').filter((line) => line.length > 0);
   const lost = new Map();
@@ -24,11 +28,20 @@ export function checkStamps(text) {
   const errors = [];
   const unexplainedLosses = [];
   const holders = new Map(); // name -> Map(id -> mode)
-  const dead = new Set();
+  const dead = new Set();         // pids, and <pid>.<threadId> of threads that died
   const pidOf = (id) => id.split('.')[0];
+  const threadOf = (id) => id.split('.').slice(0, 2).join('.');
   for (const [index, line] of lines.entries()) {
     const parts = line.split(' ');
     const kind = parts[0];
+    if (kind === 'died' || kind === 'thread-died') {
+      if (dead.has(pidOf(parts[1])) || dead.has(parts[1])) continue;
+      errors.push(line);
+      dead.add(parts[1]);
+      const ended = kind === 'died' ? pidOf : threadOf;
+      for (const held of holders.values()) for (const id of held.keys()) if (ended(id) === parts[1]) held.delete(id);
+      continue;
+    }
     if (kind === 'killed' || kind === 'kill') {
       if (dead.has(parts[1])) continue;
       dead.add(parts[1]);
@@ -38,7 +51,7 @@ export function checkStamps(text) {
     }
     if (kind === 'hub-killed') { counts.hubKills++; continue; }
     const id = kind === 'enter' ? parts[3] : parts[kind === 'leave' ? 2 : 1];
-    if (id === undefined || dead.has(pidOf(id))) continue;
+    if (id === undefined || dead.has(pidOf(id)) || dead.has(threadOf(id))) continue;
     if (kind === 'enter') {
       const [, name, mode, , how] = parts;
       counts.sections++;

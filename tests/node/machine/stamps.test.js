@@ -40,3 +40,14 @@ test('a killed process\'s sections end where it was killed, and what it wrote af
   const alive = checkStamps('enter a exclusive 1.0.0.0 wait\nkilled 3\nenter a exclusive 2.0.0.0 wait\n');
   assert.equal(alive.violations.length, 1, 'another process\'s kill ends nothing of this one');
 });
+
+test('a thread or process that died of an uncaught error is an error, and its sections end there', () => {
+  const thread = checkStamps('enter a shared 1.2.0.0 wait\nthread-died 1.2 Error: boom\nenter a exclusive 1.0.0.0 wait\nenter a exclusive 1.2.1.0 wait\n');
+  assert.deepEqual([thread.errors, thread.violations.length], [['thread-died 1.2 Error: boom'], 0], 'its section ended; what it wrote after is ignored');
+  const others = checkStamps('enter a shared 1.2.0.0 wait\nthread-died 1.2 Error: boom\nenter a exclusive 1.0.0.0 wait\nenter a exclusive 1.1.0.0 wait\n');
+  assert.equal(others.violations.length, 1, 'the other threads of its process are still checked');
+  const processDied = checkStamps('enter a exclusive 1.0.0.0 wait\ndied 1 Error: boom\nenter a exclusive 2.0.0.0 wait\nenter a exclusive 1.1.0.0 wait\n');
+  assert.deepEqual([processDied.errors.length, processDied.violations.length], [1, 0]);
+  const unsaid = checkStamps('enter a shared 1.2.0.0 wait\nenter a exclusive 1.0.0.0 wait\n');
+  assert.equal(unsaid.violations.length, 1, 'a thread whose end is not stamped still holds');
+});
