@@ -1,7 +1,7 @@
 // The external mutual-exclusion checker of the chaos test: reads the stamps that every critical
 // section of every process appended to one file (fixtures/chaos-agent.mjs) and the harness's own
 // lines (kills), in file order, which is the order in which they happened.
-//   enter <name> <mode> <id> <steal|wait>   leave <name> <id>   lost <id> <stolen|not-by-steal>
+//   enter <name> <mode> <id> <steal|wait> <fencingToken>   leave <name> <id>   lost <id> <stolen|not-by-steal>
 //   killed <pid> (the process, about to SIGKILL itself)   kill <pid> (the harness, about to)
 //   hub-killed <pid>   unavailable <id>   aborted <id>   busy <id> <ms>   error <id> <text>
 //   died <pid> <error> (its main thread's uncaught error: the process exits)
@@ -9,7 +9,14 @@
 // An id is <pid>.<threadId>.<loop>.<n>. Two sections of one name overlap when one enters while
 // the other is in, and either is exclusive: a violation. The spec allows one case: a stolen
 // holder goes on running its callback (spec: "steal" rejects its promise, nothing stops it), so
-// sections that ended stolen are left out, provided a steal of their name happened. A process's
+// sections that ended stolen are left out, provided a steal of their name happened.
+// A section may enter long after the hub granted it (its thread was busy in another callback
+// invoked in the same turn), even after a steal took its lock: its holder then hears of the steal
+// only when its thread next reads its socket, which a due timer that kills it may come before.
+// The fencing tokens (the hub's grant order) tell that case: a section whose token is lower than
+// a steal of its name already entered was that steal's victim; a grant of its name between its
+// token and that steal's, of a mode that conflicts, was given while it held: a violation; and
+// unless its process or thread ended, it must stamp its loss. A process's
 // sections end where it was killed; lines a killed process wrote after that are ignored (only its
 // other threads, in the instant before the signal lands, can write any). A process or thread that
 // died of an uncaught error is an error, and its sections end there too (its locks went on when
@@ -28,6 +35,9 @@ export function checkStamps(text) {
   const errors = [];
   const unexplainedLosses = [];
   const holders = new Map(); // name -> Map(id -> mode)
+  const grants = new Map();  // name -> [{ fence, mode, id, steal }] of the sections entered so far
+  const victims = new Map(); // name -> [{ fence, thief, mode, id }]: sections a steal took before they ran
+  const stolenUnheard = [];  // [id, line]: such victims, that must stamp their loss
   const dead = new Set();         // pids, and <pid>.<threadId> of threads that died
   const pidOf = (id) => id.split('.')[0];
   const threadOf = (id) => id.split('.').slice(0, 2).join('.');
@@ -53,12 +63,39 @@ export function checkStamps(text) {
     const id = kind === 'enter' ? parts[3] : parts[kind === 'leave' ? 2 : 1];
     if (id === undefined || dead.has(pidOf(id)) || dead.has(threadOf(id))) continue;
     if (kind === 'enter') {
-      const [, name, mode, , how] = parts;
+      const [, name, mode, , how, fenceText] = parts;
       counts.sections++;
       counts[mode]++;
       if (how === 'steal') {
         counts.steals++;
         holders.get(name)?.clear();
+      }
+      const fence = Number(fenceText ?? NaN);
+      const granted = grants.get(name) ?? [];
+      grants.set(name, granted);
+      granted.push({ fence, mode, id, steal: how === 'steal' });
+      const thief = Math.min(...granted.filter((g) => g.steal && g.fence > fence).map((g) => g.fence));
+      if (thief !== Infinity) {
+        // Granted before a steal that has entered already: that steal's victim, before it ran.
+        // It held from its grant to that steal: so did every earlier victim whose steal came later.
+        const conflicts = (other) => mode === 'exclusive' || other === 'exclusive';
+        for (const g of granted) {
+          if (g.fence > fence && g.fence < thief && conflicts(g.mode)) {
+            violations.push({ at: index, line, while: `${g.id} was granted it after it (fencing token ${g.fence}), before the steal that took it (${thief})` });
+          }
+        }
+        const earlier = victims.get(name) ?? [];
+        for (const v of earlier) {
+          if (v.fence < fence && v.thief > fence && conflicts(v.mode)) {
+            violations.push({ at: index, line, while: `${v.id} held it (fencing token ${v.fence}) until a later steal (${v.thief})` });
+          }
+        }
+        earlier.push({ fence, thief, mode, id });
+        victims.set(name, earlier);
+        counts.stolen++;
+        if (lost.get(id) === undefined) stolenUnheard.push([id, line]);
+        else if (lost.get(id) !== 'stolen') { counts.notBySteal++; unexplainedLosses.push(line); }
+        continue;
       }
       const why = lost.get(id);
       if (why === 'stolen') {
@@ -79,6 +116,9 @@ export function checkStamps(text) {
     else if (kind === 'aborted') counts.aborted++;
     else if (kind === 'busy') counts.busy++;
     else if (kind === 'error') errors.push(line);
+  }
+  for (const [id, line] of stolenUnheard) {
+    if (!dead.has(pidOf(id)) && !dead.has(threadOf(id))) unexplainedLosses.push(`${line} (stolen before it ran, and never told)`);
   }
   return { counts, violations, errors, unexplainedLosses };
 }

@@ -51,3 +51,19 @@ test('a thread or process that died of an uncaught error is an error, and its se
   const unsaid = checkStamps('enter a shared 1.2.0.0 wait\nenter a exclusive 1.0.0.0 wait\n');
   assert.equal(unsaid.violations.length, 1, 'a thread whose end is not stamped still holds');
 });
+
+test('a section granted before a steal that entered first was that steal\'s victim, told or not; a grant between them is a violation', () => {
+  // Granted at token 1, its thread busy in another callback; stolen at token 2; it enters after the thief, then its process is killed by a due timer before it reads the news.
+  const killedUntold = checkStamps('enter a exclusive 2.0.0.0 steal 2\nenter a exclusive 1.0.0.0 wait 1\nkilled 1\nleave a 2.0.0.0\n');
+  assert.deepEqual([killedUntold.violations, killedUntold.unexplainedLosses, killedUntold.counts.stolen], [[], [], 1]);
+  const told = checkStamps('enter a exclusive 2.0.0.0 steal 2\nenter a exclusive 1.0.0.0 wait 1\nleave a 1.0.0.0\nlost 1.0.0.0 stolen\n');
+  assert.deepEqual([told.violations, told.unexplainedLosses], [[], []]);
+  const neverTold = checkStamps('enter a exclusive 2.0.0.0 steal 2\nenter a exclusive 1.0.0.0 wait 1\nleave a 1.0.0.0\nleave a 2.0.0.0\n');
+  assert.equal(neverTold.unexplainedLosses.length, 1, 'a living victim that never heard of its loss');
+  const between = checkStamps('enter a exclusive 3.0.0.0 wait 2\nleave a 3.0.0.0\nenter a exclusive 2.0.0.0 steal 3\nenter a exclusive 1.0.0.0 wait 1\nkilled 1\n');
+  assert.equal(between.violations.length, 1, 'token 2 was granted while token 1 held, before the steal');
+  const twoVictims = checkStamps('enter a exclusive 3.0.0.0 steal 3\nenter a exclusive 1.0.0.0 wait 1\nenter a exclusive 2.0.0.0 wait 2\nkilled 1\nkilled 2\n');
+  assert.equal(twoVictims.violations.length, 1, 'two victims of one steal both held before it');
+  const sharedVictims = checkStamps('enter a exclusive 3.0.0.0 steal 3\nenter a shared 1.0.0.0 wait 1\nenter a shared 2.0.0.0 wait 2\nkilled 1\nkilled 2\n');
+  assert.equal(sharedVictims.violations.length, 0, 'shared victims may hold together');
+});
