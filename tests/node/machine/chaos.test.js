@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createMachineLockManager } from '../../../js/machine/locks.js';
 import { freshSpace, forkJoined, exitOf, killHub, hubPid } from './support.js';
 import { checkStamps } from './stamps.js';
+import { checkJournal } from './journal-check.js';
 
 const RUN_MS = Number(process.env.WEBLOCKS_CHAOS_MS ?? 12_000);
 const agent = new URL('./fixtures/chaos-agent.mjs', import.meta.url);
@@ -49,6 +50,7 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
   // The harness kills too: a random plain child every 1.5 s, the hub every 3 s; every other hub
   // kill, with a random plain child stopped from just before it until 0.5-3.5 s after.
   let hubKills = 0;
+  const journals = new Map(); // hub pid -> its journal
   let pauses = 0;
   const paused = new Set(); // children stopped now
   const pick = () => {
@@ -72,6 +74,8 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
     }
     const pid = hubPid(space.files);
     if (pid !== null) {
+      // The journal this hub wrote in its life (the next hub rewrites it), for checkJournal.
+      try { journals.set(pid, fs.readFileSync(space.files.journal, 'utf8')); } catch { /* none yet */ }
       stamp(`hub-killed ${pid}`);
       killHub(space.files);
       hubKills++;
@@ -93,7 +97,12 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
     assert.fail(`contenders still running 30 s after the deadline; the lock space: ${JSON.stringify(state).slice(0, 2000)}`);
   }
 
-  if (process.env.WEBLOCKS_CHAOS_KEEP) for (const file of [stamps, space.files.log]) fs.copyFileSync(file, path.join(process.env.WEBLOCKS_CHAOS_KEEP, path.basename(file)));
+  try { journals.set('last', fs.readFileSync(space.files.journal, 'utf8')); } catch { /* none */ }
+  const hubs = [...journals].map(([pid, text]) => ({ pid, ...checkJournal(text) }));
+  if (process.env.WEBLOCKS_CHAOS_KEEP) {
+    for (const file of [stamps, space.files.log]) fs.copyFileSync(file, path.join(process.env.WEBLOCKS_CHAOS_KEEP, path.basename(file)));
+    for (const [pid, text] of journals) fs.writeFileSync(path.join(process.env.WEBLOCKS_CHAOS_KEEP, `journal-of-${pid}`), text);
+  }
   const stampText = fs.readFileSync(stamps, 'utf8');
   const result = checkStamps(stampText);
   if (result.violations.length > 0) {
@@ -104,9 +113,13 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
       .filter((line) => line.includes(` ${pid}.`) || line.includes(` ${pid}`) || /: (kill|killed|hub-killed) /.test(line)).slice(0, 200);
     let hubLog = '';
     try { hubLog = fs.readFileSync(space.files.log, 'utf8'); } catch { /* none */ }
-    result.story = `stamps of process ${pid}, and every kill:\n${story.join('\n')}\nthe hubs' log:\n${hubLog.slice(-12_000)}`;
+    result.story = `stamps of process ${pid}, and every kill:\n${story.join('\n')}\nthe hubs' log:\n${hubLog.slice(-12_000)}\n`
+      + `the hubs' journals: ${hubs.map((hub) => `hub ${hub.pid}: ${hub.grants} grants, ${hub.steals} steals, ${hub.conflicts.length} conflicting grants ${hub.conflicts.slice(0, 3).join('; ')}`).join('\n')}`;
   }
   t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills, ${pauses} of them with a contender stopped; ${JSON.stringify(result.counts)}`);
+  const hubConflicts = hubs.flatMap((hub) => hub.conflicts.map((conflict) => `hub ${hub.pid}: ${conflict}`));
+  assert.deepEqual(hubConflicts.slice(0, 5), [], 'no hub\'s journal shows a grant while a conflicting lock was held (but by a steal)');
+  assert.ok(hubs.reduce((sum, hub) => sum + hub.grants, 0) > 0, 'the journals were read');
   assert.deepEqual(result.violations.slice(0, 5), [], `${result.violations.length} violations; ${result.story}`);
   assert.deepEqual(result.errors.slice(0, 5), [], 'no request failed');
   assert.deepEqual(result.unexplainedLosses.slice(0, 5), [], 'no lock was lost but to a steal');

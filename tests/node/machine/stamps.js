@@ -5,6 +5,7 @@
 //   killed <pid> (the process, about to SIGKILL itself)   kill <pid> (the harness, about to)
 //   hub-killed <pid>   unavailable <id>   aborted <id>   busy <id> <ms>   error <id> <text>
 //   died <pid> <error> (its main thread's uncaught error: the process exits)
+//   steal <name> <id> (a steal asked for, before its request)
 //   thread-died <pid>.<threadId> <error> (a worker thread's uncaught error: that thread exits)
 // An id is <pid>.<threadId>.<loop>.<n>. Two sections of one name overlap when one enters while
 // the other is in, and either is exclusive: a violation. The spec allows one case: a stolen
@@ -16,7 +17,12 @@
 // The fencing tokens (the hub's grant order) tell that case: a section whose token is lower than
 // a steal of its name already entered was that steal's victim; a grant of its name between its
 // token and that steal's, of a mode that conflicts, was given while it held: a violation; and
-// unless its process or thread ended, it must stamp its loss. A process's
+// unless its process or thread ended, it must stamp its loss.
+// A thief may die before its callback runs (no enter stamp): every steal is stamped as asked
+// ("steal <name> <id>"), and a conflict between two sections of a name is explained by such a
+// thief when its process died, it asked before the conflict, and a fencing token between the two
+// sections' was never entered (its grant); the section with the lower token is then its victim.
+// A process's
 // sections end where it was killed; lines a killed process wrote after that are ignored (only its
 // other threads, in the instant before the signal lands, can write any). A process or thread that
 // died of an uncaught error is an error, and its sections end there too (its locks went on when
@@ -24,23 +30,45 @@
 export function checkStamps(text) {
   const lines = text.split('\n').filter((line) => line.length > 0);
   const lost = new Map();
-  const stealsOf = new Map(); // name -> steals
-  for (const line of lines) {
+  const stealsOf = new Map(); // name -> steal lines (asked, entered)
+  const enteredFences = new Set();
+  const enteredIds = new Set();
+  const diedAt = new Map(); // pid or pid.threadId -> the index of the line that ended it
+  for (const [index, line] of lines.entries()) {
     const parts = line.split(' ');
     if (parts[0] === 'lost') lost.set(parts[1], parts[2]);
-    if (parts[0] === 'enter' && parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
+    if (parts[0] === 'enter') {
+      enteredIds.add(parts[3]);
+      if (parts[5] !== undefined) enteredFences.add(Number(parts[5]));
+      if (parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
+    }
+    if (parts[0] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1); // (a thief may die before it enters)
+    if (/^(killed|kill|died|thread-died)$/.test(parts[0]) && !diedAt.has(parts[1])) diedAt.set(parts[1], index);
   }
-  const counts = { sections: 0, exclusive: 0, shared: 0, steals: 0, stolen: 0, notBySteal: 0, unavailable: 0, aborted: 0, busy: 0, processKills: 0, hubKills: 0 };
+  const pidOf = (id) => id.split('.')[0];
+  const threadOf = (id) => id.split('.').slice(0, 2).join('.');
+  // Steals asked for on each name by a thread that died without entering: [index asked, id].
+  const deadThieves = new Map();
+  for (const [index, line] of lines.entries()) {
+    const [kind, name, id] = line.split(' ');
+    if (kind !== 'steal' || enteredIds.has(id) || !(diedAt.has(pidOf(id)) || diedAt.has(threadOf(id)))) continue;
+    deadThieves.set(name, [...(deadThieves.get(name) ?? []), index]);
+  }
+  /** A thief that died before its callback ran, granted between fencing tokens low and high, asked before line `at`. */
+  const deadThiefBetween = (name, low, high, at) => {
+    if (!(low < high) || !(deadThieves.get(name) ?? []).some((asked) => asked < at)) return false;
+    for (let fence = low + 1; fence < high; fence++) if (!enteredFences.has(fence)) return true;
+    return false;
+  };
+  const counts = { sections: 0, exclusive: 0, shared: 0, steals: 0, stolen: 0, stolenByDeadThief: 0, notBySteal: 0, unavailable: 0, aborted: 0, busy: 0, processKills: 0, hubKills: 0 };
   const violations = [];
   const errors = [];
   const unexplainedLosses = [];
-  const holders = new Map(); // name -> Map(id -> mode)
+  const holders = new Map(); // name -> Map(id -> { mode, fence })
   const grants = new Map();  // name -> [{ fence, mode, id, steal }] of the sections entered so far
-  const victims = new Map(); // name -> [{ fence, thief, mode, id }]: sections a steal took before they ran
+  const victims = new Map(); // name -> [{ fence, mode, id }]: sections a steal took before they ran
   const stolenUnheard = [];  // [id, line]: such victims, that must stamp their loss
   const dead = new Set();         // pids, and <pid>.<threadId> of threads that died
-  const pidOf = (id) => id.split('.')[0];
-  const threadOf = (id) => id.split('.').slice(0, 2).join('.');
   for (const [index, line] of lines.entries()) {
     const parts = line.split(' ');
     const kind = parts[0];
@@ -60,6 +88,7 @@ export function checkStamps(text) {
       continue;
     }
     if (kind === 'hub-killed') { counts.hubKills++; continue; }
+    if (kind === 'steal') continue; // (read above)
     const id = kind === 'enter' ? parts[3] : parts[kind === 'leave' ? 2 : 1];
     if (id === undefined || dead.has(pidOf(id)) || dead.has(threadOf(id))) continue;
     if (kind === 'enter') {
@@ -80,17 +109,19 @@ export function checkStamps(text) {
         // It held from its grant to that steal: so did every earlier victim whose steal came later.
         const conflicts = (other) => mode === 'exclusive' || other === 'exclusive';
         for (const g of granted) {
-          if (g.fence > fence && g.fence < thief && conflicts(g.mode)) {
+          if (g.fence > fence && g.fence < thief && conflicts(g.mode) && !deadThiefBetween(name, fence, g.fence, index)) {
             violations.push({ at: index, line, while: `${g.id} was granted it after it (fencing token ${g.fence}), before the steal that took it (${thief})` });
           }
         }
         const earlier = victims.get(name) ?? [];
         for (const v of earlier) {
-          if (v.fence < fence && v.thief > fence && conflicts(v.mode)) {
-            violations.push({ at: index, line, while: `${v.id} held it (fencing token ${v.fence}) until a later steal (${v.thief})` });
+          // (its thief: the first steal after its grant, among those entered by now)
+          const until = Math.min(...granted.filter((g) => g.steal && g.fence > v.fence).map((g) => g.fence));
+          if (v.fence < fence && until > fence && conflicts(v.mode) && !deadThiefBetween(name, v.fence, fence, index)) {
+            violations.push({ at: index, line, while: `${v.id} held it (fencing token ${v.fence}) until a later steal (${until})` });
           }
         }
-        earlier.push({ fence, thief, mode, id });
+        earlier.push({ fence, mode, id });
         victims.set(name, earlier);
         counts.stolen++;
         if (lost.get(id) === undefined) stolenUnheard.push([id, line]);
@@ -105,10 +136,22 @@ export function checkStamps(text) {
       }
       if (why !== undefined) { counts.notBySteal++; unexplainedLosses.push(line); }
       const held = holders.get(name) ?? new Map();
-      for (const [other, otherMode] of held) {
-        if (mode === 'exclusive' || otherMode === 'exclusive') violations.push({ at: index, line, while: `${other} held it ${otherMode}` });
+      let victim = false;
+      for (const [other, { mode: otherMode, fence: otherFence }] of held) {
+        if (mode !== 'exclusive' && otherMode !== 'exclusive') continue;
+        if (deadThiefBetween(name, Math.min(fence, otherFence), Math.max(fence, otherFence), index)) {
+          // The lower token's holder was the victim of a thief that died before its callback.
+          if (otherFence < fence) { held.delete(other); if (lost.get(other) === undefined) stolenUnheard.push([other, `(${other}, stolen by a thief that died before its callback)`]); } else victim = true;
+          counts.stolenByDeadThief++;
+          continue;
+        }
+        violations.push({ at: index, line, while: `${other} held it ${otherMode}` });
       }
-      held.set(id, mode);
+      if (victim) {
+        if (lost.get(id) === undefined) stolenUnheard.push([id, line]);
+        continue;
+      }
+      held.set(id, { mode, fence });
       holders.set(name, held);
     } else if (kind === 'leave') {
       holders.get(parts[1])?.delete(id);

@@ -1,7 +1,8 @@
-// The chaos test's checker finds what it must (a checker that cannot fail proves nothing).
+// The chaos test's checkers find what they must (a checker that cannot fail proves nothing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkStamps } from './stamps.js';
+import { checkJournal } from './journal-check.js';
 
 test('two exclusive sections that overlap are a violation; one after the other are not', () => {
   const overlap = checkStamps('enter a exclusive 1.0.0.0 wait\nenter a exclusive 2.0.0.0 wait\nleave a 1.0.0.0\nleave a 2.0.0.0\n');
@@ -64,6 +65,38 @@ test('a section granted before a steal that entered first was that steal\'s vict
   assert.equal(between.violations.length, 1, 'token 2 was granted while token 1 held, before the steal');
   const twoVictims = checkStamps('enter a exclusive 3.0.0.0 steal 3\nenter a exclusive 1.0.0.0 wait 1\nenter a exclusive 2.0.0.0 wait 2\nkilled 1\nkilled 2\n');
   assert.equal(twoVictims.violations.length, 1, 'two victims of one steal both held before it');
+  const stealOfAVictim = checkStamps('enter a exclusive 3.0.0.0 steal 3\nenter a exclusive 1.0.0.0 wait 1\nenter a exclusive 2.0.0.0 steal 2\nkilled 1\nkilled 2\n');
+  assert.equal(stealOfAVictim.violations.length, 0, 'a victim that is itself a steal took the earlier victim\'s lock');
   const sharedVictims = checkStamps('enter a exclusive 3.0.0.0 steal 3\nenter a shared 1.0.0.0 wait 1\nenter a shared 2.0.0.0 wait 2\nkilled 1\nkilled 2\n');
   assert.equal(sharedVictims.violations.length, 0, 'shared victims may hold together');
+});
+
+test('the journal check finds a grant made while a conflicting lock was held, and tells a steal from it', () => {
+  const c = '["c",1,"one","k",1,1,1,0]\n["c",2,"two","k",2,2,2,0]\n';
+  const sequence = checkJournal(`${c}["g",1,1,1,"exclusive","a"]\n["r",1,1]\n["g",2,1,2,"exclusive","a"]\n`);
+  assert.deepEqual([sequence.grants, sequence.steals, sequence.conflicts], [2, 0, []]);
+  const steal = checkJournal(`${c}["g",1,1,1,"shared","a"]\n["g",2,1,2,"exclusive","a"]\n["r",1,1]\n["g",2,2,3,"shared","b"]\n["r",2,1]\n`);
+  assert.equal(steal.conflicts.length, 0, 'the holder\'s end right after the grant is a steal');
+  const lateEnd = checkJournal(`${c}["g",1,1,1,"shared","a"]\n["g",2,1,2,"exclusive","a"]\n["g",2,2,3,"shared","b"]\n["r",1,1]\n`);
+  assert.equal(lateEnd.conflicts.length, 1, 'a holder that ends only after another grant was not stolen: a violation');
+  const shared = checkJournal(`${c}["g",1,1,1,"shared","a"]\n["g",2,1,2,"shared","a"]\n`);
+  assert.equal(shared.conflicts.length, 0);
+  const closed = checkJournal(`${c}["g",1,1,1,"exclusive","a"]\n["x",1]\n["g",2,1,2,"exclusive","a"]\n\0\0\0`);
+  assert.deepEqual([closed.grants, closed.conflicts], [2, []], 'a closed client holds nothing; the zeroed tail is skipped');
+});
+
+test('a thief that died before its callback explains a conflict only with its grant between the two sections\' tokens', () => {
+  // 1.0.0.0 holds (token 1); 3.0.0.0 asked a steal, was granted token 2, and was killed before its callback ran.
+  const explained = checkStamps('enter a shared 1.0.0.0 wait 1\nsteal a 3.0.0.0\nkilled 3\nenter a exclusive 2.0.0.0 wait 3\nleave a 2.0.0.0\nleave a 1.0.0.0\nlost 1.0.0.0 stolen\n');
+  assert.deepEqual([explained.violations, explained.unexplainedLosses, explained.counts.stolen], [[], [], 1]);
+  const untold = checkStamps('enter a shared 1.0.0.0 wait 1\nsteal a 3.0.0.0\nkilled 3\nenter a exclusive 2.0.0.0 wait 3\nleave a 2.0.0.0\nleave a 1.0.0.0\n');
+  assert.deepEqual([untold.unexplainedLosses.length, untold.counts.stolenByDeadThief], [1, 1], 'its living victim must hear of it');
+  const noThief = checkStamps('enter a shared 1.0.0.0 wait 1\nkilled 3\nenter a exclusive 2.0.0.0 wait 3\n');
+  assert.equal(noThief.violations.length, 1);
+  const tokenEntered = checkStamps('enter a shared 1.0.0.0 wait 1\nsteal a 3.0.0.0\nkilled 3\nenter b exclusive 4.0.0.0 wait 2\nenter a exclusive 2.0.0.0 wait 3\n');
+  assert.equal(tokenEntered.violations.length, 1, 'every token between them was entered: no grant left for the thief');
+  const thiefLives = checkStamps('enter a shared 1.0.0.0 wait 1\nsteal a 3.0.0.0\nenter a exclusive 2.0.0.0 wait 3\n');
+  assert.equal(thiefLives.violations.length, 1, 'a thief that lives would have entered');
+  const lateVictim = checkStamps('steal a 3.0.0.0\nkilled 3\nenter a exclusive 2.0.0.0 wait 3\nenter a exclusive 1.0.0.0 wait 1\nkilled 1\n');
+  assert.deepEqual([lateVictim.violations, lateVictim.counts.stolenByDeadThief], [[], 1], 'the lower token entering later is the victim');
 });

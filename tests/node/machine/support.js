@@ -17,7 +17,7 @@ export function freshSpace(t, { space = 'test' } = {}) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-'));
   const env = { ...process.env, WEBLOCKS_MACHINE_DIR: folder, WEBLOCKS_MACHINE_SPACE: space, WEBLOCKS_MACHINE_IDLE_MS: '1500' };
   delete env.NODE_OPTIONS;
-  const files = { folder, space, socket: path.join(folder, `${space}.sock`), pid: path.join(folder, `${space}.pid`), log: path.join(folder, `${space}.log`) };
+  const files = { folder, space, socket: path.join(folder, `${space}.sock`), pid: path.join(folder, `${space}.pid`), log: path.join(folder, `${space}.log`), journal: path.join(folder, `${space}.journal`) };
   // This test process's own hubs (started by its own requests) read these.
   process.env.WEBLOCKS_MACHINE_IDLE_MS = '1500';
   const cleanUp = () => {
