@@ -4,7 +4,9 @@
 // the hub itself is SIGKILLed again and again, some of those times while a contender is stopped
 // (SIGSTOP, for up to 3.5 s: it resumes under another hub) or busy in a synchronous task of its own
 // (fixtures/chaos-agent.mjs). An external checker (stamps.js) reads every section's enter and leave
-// from one O_APPEND file: zero violations, nothing lost but to a steal, nothing left held.
+// from one O_APPEND file: zero violations, nothing lost but to a steal, nothing left held. A second
+// oracle reads what each hub decided, its journal (journal-check.js): no grant while a conflicting
+// lock was held, but by a steal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

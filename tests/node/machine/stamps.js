@@ -22,9 +22,10 @@
 // ("steal <name> <id>"), and a conflict between two sections of a name is explained by such a
 // thief when its process died, it asked before the conflict, and a fencing token between the two
 // sections' was never entered (its grant); the section with the lower token is then its victim.
-// A process's
-// sections end where it was killed; lines a killed process wrote after that are ignored (only its
-// other threads, in the instant before the signal lands, can write any). A process or thread that
+// (Which name that token was for, only the hub knows: the chaos test checks the hubs' journals too,
+// journal-check.js.)
+// A process's sections end where it was killed; lines a killed process wrote after that are ignored
+// (only its other threads, in the instant before the signal lands, can write any). A process or thread that
 // died of an uncaught error is an error, and its sections end there too (its locks went on when
 // its socket closed: the hub did right; what killed it is the bug to report).
 export function checkStamps(text) {
@@ -33,8 +34,8 @@ export function checkStamps(text) {
   const stealsOf = new Map(); // name -> steal lines (asked, entered)
   const enteredFences = new Set();
   const enteredIds = new Set();
-  const diedAt = new Map(); // pid or pid.threadId -> the index of the line that ended it
-  for (const [index, line] of lines.entries()) {
+  const ended = new Set(); // pids, and pid.threadId of threads, that died or were killed
+  for (const line of lines) {
     const parts = line.split(' ');
     if (parts[0] === 'lost') lost.set(parts[1], parts[2]);
     if (parts[0] === 'enter') {
@@ -43,7 +44,7 @@ export function checkStamps(text) {
       if (parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
     }
     if (parts[0] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1); // (a thief may die before it enters)
-    if (/^(killed|kill|died|thread-died)$/.test(parts[0]) && !diedAt.has(parts[1])) diedAt.set(parts[1], index);
+    if (/^(killed|kill|died|thread-died)$/.test(parts[0])) ended.add(parts[1]);
   }
   const pidOf = (id) => id.split('.')[0];
   const threadOf = (id) => id.split('.').slice(0, 2).join('.');
@@ -51,7 +52,7 @@ export function checkStamps(text) {
   const deadThieves = new Map();
   for (const [index, line] of lines.entries()) {
     const [kind, name, id] = line.split(' ');
-    if (kind !== 'steal' || enteredIds.has(id) || !(diedAt.has(pidOf(id)) || diedAt.has(threadOf(id)))) continue;
+    if (kind !== 'steal' || enteredIds.has(id) || !(ended.has(pidOf(id)) || ended.has(threadOf(id)))) continue;
     deadThieves.set(name, [...(deadThieves.get(name) ?? []), index]);
   }
   /** A thief that died before its callback ran, granted between fencing tokens low and high, asked before line `at`. */
