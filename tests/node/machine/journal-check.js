@@ -13,6 +13,7 @@ export function checkJournal(text) {
   const conflicts = [];
   let grants = 0;
   let steals = 0;
+  let unjudged = 0; // conflicting grants at the very end of the copy
   for (const [n, entry] of entries.entries()) {
     if (entry === null) continue;
     const [kind, no] = entry;
@@ -24,10 +25,15 @@ export function checkJournal(text) {
       const conflicting = [...holders].filter(([, other]) => mode === 'exclusive' || other.mode === 'exclusive').map(([key]) => key);
       if (conflicting.length > 0) {
         const ended = new Set();
-        for (let m = n + 1; m < entries.length && entries[m] !== null && entries[m][0] !== 'g'; m++) {
+        let m = n + 1;
+        for (; m < entries.length && entries[m] !== null && entries[m][0] !== 'g'; m++) {
           if (entries[m][0] === 'r') ended.add(`${entries[m][1]}.${entries[m][2]}`);
         }
+        // The copy ends before the next grant (read while the hub was writing, or a hub killed
+        // mid-turn): its victims' ends may be just beyond it, so this grant cannot be judged.
+        const complete = m < entries.length && entries[m] !== null;
         if (conflicting.every((key) => ended.has(key))) steals++;
+        else if (!complete && entries.slice(m).every((later) => later === null)) unjudged++;
         else conflicts.push(`${name} ${mode}, fencing token ${fence}, to ${clients.get(no)} (request ${token}) while ${conflicting.map((key) => `${key} held it ${holders.get(key).mode} (fencing token ${holders.get(key).fence})`).join(', ')}`);
       }
       holders.set(`${no}.${token}`, { mode, fence });
@@ -40,5 +46,5 @@ export function checkJournal(text) {
       for (const holders of held.values()) for (const key of [...holders.keys()]) if (key.startsWith(`${no}.`)) holders.delete(key);
     }
   }
-  return { grants, steals, conflicts };
+  return { grants, steals, unjudged, conflicts };
 }

@@ -81,6 +81,10 @@ test('the journal check finds a grant made while a conflicting lock was held, an
   assert.equal(lateEnd.conflicts.length, 1, 'a holder that ends only after another grant was not stolen: a violation');
   const shared = checkJournal(`${c}["g",1,1,1,"shared","a"]\n["g",2,1,2,"shared","a"]\n`);
   assert.equal(shared.conflicts.length, 0);
+  const cutShort = checkJournal(`${c}["g",1,1,1,"exclusive","a"]\n["g",2,1,2,"exclusive","a"]\n\0\0`);
+  assert.deepEqual([cutShort.conflicts, cutShort.unjudged], [[], 1], 'a grant at the end of the copy (its victims\' ends may follow) is not judged');
+  const cutAfter = checkJournal(`${c}["g",1,1,1,"exclusive","a"]\n["g",2,1,2,"exclusive","a"]\n["q",1,2,"shared","a"]\n\0\0`);
+  assert.equal(cutAfter.unjudged, 1);
   const closed = checkJournal(`${c}["g",1,1,1,"exclusive","a"]\n["x",1]\n["g",2,1,2,"exclusive","a"]\n\0\0\0`);
   assert.deepEqual([closed.grants, closed.conflicts], [2, []], 'a closed client holds nothing; the zeroed tail is skipped');
 });
