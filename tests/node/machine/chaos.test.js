@@ -118,7 +118,9 @@ test(`cluster workers and child processes under SIGKILL, the hub SIGKILLed too: 
     result.story = `stamps of process ${pid}, and every kill:\n${story.join('\n')}\nthe hubs' log:\n${hubLog.slice(-12_000)}\n`
       + `the hubs' journals: ${hubs.map((hub) => `hub ${hub.pid}: ${hub.grants} grants, ${hub.steals} steals, ${hub.conflicts.length} conflicting grants ${hub.conflicts.slice(0, 3).join('; ')}`).join('\n')}`;
   }
-  t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills, ${pauses} of them with a contender stopped; ${JSON.stringify(result.counts)}`);
+  const sum = (key) => hubs.reduce((total, hub) => total + hub[key], 0);
+  t.diagnostic(`${started} child processes and ${clusterWorkers} cluster workers started, ${hubKills} hub kills, ${pauses} of them with a contender stopped; ${JSON.stringify(result.counts)}; `
+    + `${hubs.length} hubs' journals: ${sum('grants')} grants, ${sum('steals')} steals, ${sum('unjudged')} not judged (cut short)`);
   const hubConflicts = hubs.flatMap((hub) => hub.conflicts.map((conflict) => `hub ${hub.pid}: ${conflict}`));
   assert.deepEqual(hubConflicts.slice(0, 5), [], 'no hub\'s journal shows a grant while a conflicting lock was held (but by a steal)');
   assert.ok(hubs.reduce((sum, hub) => sum + hub.grants, 0) > 0, 'the journals were read');
