@@ -131,14 +131,22 @@ async function makeApp(work, tarball, name, { templates: from = [name], tools = 
 
 // ---- Chromium from an insecure origin ----
 
+// Each request is listed as it arrives (a page may have run a script before its response's
+// 'finish' reaches this process: a list made on 'finish' once missed the entry a page had run);
+// its status is filled in when its response is done, which settled() waits for.
 function serveStatic(root) {
   const requests = [];
+  const done = [];
   const serve = sirv(root, { dev: true });
   const server = createServer((req, res) => {
-    res.on('finish', () => requests.push({ path: req.url.split('?')[0], status: res.statusCode }));
+    const request = { path: req.url.split('?')[0], status: undefined };
+    requests.push(request);
+    done.push(new Promise((resolve) => res.on('close', () => { request.status = res.statusCode; resolve(); })));
     serve(req, res, () => { res.statusCode = 404; res.end('not found'); });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port, requests })));
+  // (bounded: a response that never ends leaves its status unset, which the checks then report)
+  const settled = () => Promise.race([Promise.all(done), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port, requests, settled })));
 }
 
 let browserPromise = null;
@@ -205,7 +213,7 @@ async function checkInChromium(port) {
 // and the hub. -> the bytes each page downloaded (raw and gzip -9 of the files), for bench/.
 async function checkLoaderApp(dir, bundler) {
   const dist = path.join(dir, 'dist');
-  const { server, port, requests } = await serveStatic(dist);
+  const { server, port, requests, settled } = await serveStatic(dist);
   const gzipOf = (file) => gzipSync(readFileSync(path.join(dist, file)), { level: 9 }).length;
   const rawOf = (file) => statSync(path.join(dist, file)).size;
   const visit = async (origin) => {
@@ -218,6 +226,7 @@ async function checkLoaderApp(dir, bundler) {
       await page.goto(`${origin}/`);
       const ready = await page.evaluate(() => window.appReady);
       check(problems.length === 0, problems.join('\n'));
+      await settled();
       const files = requests.slice(from).filter((request) => request.path !== '/favicon.ico');
       return { ready, files };
     } finally {
@@ -255,9 +264,10 @@ const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']node:/;
 async function checkBuiltApp(dir) {
   const bundles = readdirSync(path.join(dir, 'dist'), { recursive: true }).filter((file) => file.endsWith('.js') && !file.startsWith('weblocks'));
   for (const file of bundles) check(!NODE_IMPORT.test(readFileSync(path.join(dir, 'dist', file), 'utf8')), `dist/${file} imports a node: module`);
-  const { server, port, requests } = await serveStatic(path.join(dir, 'dist'));
+  const { server, port, requests, settled } = await serveStatic(path.join(dir, 'dist'));
   try {
     await checkInChromium(port);
+    await settled();
   } finally {
     server.close();
   }
