@@ -28,10 +28,16 @@
 // (only its other threads, in the instant before the signal lands, can write any). A process or thread that
 // died of an uncaught error is an error, and its sections end there too (its locks went on when
 // its socket closed: the hub did right; what killed it is the bug to report).
+/** Whether two sections of one name, in these modes, may not hold together. */
+const conflict = (mode, other) => mode === 'exclusive' || other === 'exclusive';
+
+/** The fencing token of the first steal granted after `fence` among `granted`, or Infinity. */
+const firstStealAfter = (granted, fence) => Math.min(...granted.filter((g) => g.steal && g.fence > fence).map((g) => g.fence));
+
 export function checkStamps(text) {
   const lines = text.split('\n').filter((line) => line.length > 0);
   const lost = new Map();
-  const stealsOf = new Map(); // name -> steal lines (asked, entered)
+  const stolenNames = new Set(); // names a steal was asked for or entered on
   const enteredFences = new Set();
   const enteredIds = new Set();
   const ended = new Set(); // pids, and pid.threadId of threads, that died or were killed
@@ -41,14 +47,14 @@ export function checkStamps(text) {
     if (parts[0] === 'enter') {
       enteredIds.add(parts[3]);
       if (parts[5] !== undefined) enteredFences.add(Number(parts[5]));
-      if (parts[4] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1);
+      if (parts[4] === 'steal') stolenNames.add(parts[1]);
     }
-    if (parts[0] === 'steal') stealsOf.set(parts[1], (stealsOf.get(parts[1]) ?? 0) + 1); // (a thief may die before it enters)
+    if (parts[0] === 'steal') stolenNames.add(parts[1]); // (a thief may die before it enters)
     if (/^(killed|kill|died|thread-died)$/.test(parts[0])) ended.add(parts[1]);
   }
   const pidOf = (id) => id.split('.')[0];
   const threadOf = (id) => id.split('.').slice(0, 2).join('.');
-  // Steals asked for on each name by a thread that died without entering: [index asked, id].
+  // Steals asked for on each name by a thread that died without entering: the lines that asked.
   const deadThieves = new Map();
   for (const [index, line] of lines.entries()) {
     const [kind, name, id] = line.split(' ');
@@ -104,21 +110,20 @@ export function checkStamps(text) {
       const granted = grants.get(name) ?? [];
       grants.set(name, granted);
       granted.push({ fence, mode, id, steal: how === 'steal' });
-      const thief = Math.min(...granted.filter((g) => g.steal && g.fence > fence).map((g) => g.fence));
+      const thief = firstStealAfter(granted, fence);
       if (thief !== Infinity) {
         // Granted before a steal that has entered already: that steal's victim, before it ran.
         // It held from its grant to that steal: so did every earlier victim whose steal came later.
-        const conflicts = (other) => mode === 'exclusive' || other === 'exclusive';
         for (const g of granted) {
-          if (g.fence > fence && g.fence < thief && conflicts(g.mode) && !deadThiefBetween(name, fence, g.fence, index)) {
+          if (g.fence > fence && g.fence < thief && conflict(mode, g.mode) && !deadThiefBetween(name, fence, g.fence, index)) {
             violations.push({ at: index, line, while: `${g.id} was granted it after it (fencing token ${g.fence}), before the steal that took it (${thief})` });
           }
         }
         const earlier = victims.get(name) ?? [];
         for (const v of earlier) {
           // (its thief: the first steal after its grant, among those entered by now)
-          const until = Math.min(...granted.filter((g) => g.steal && g.fence > v.fence).map((g) => g.fence));
-          if (v.fence < fence && until > fence && conflicts(v.mode) && !deadThiefBetween(name, v.fence, fence, index)) {
+          const until = firstStealAfter(granted, v.fence);
+          if (v.fence < fence && until > fence && conflict(mode, v.mode) && !deadThiefBetween(name, v.fence, fence, index)) {
             violations.push({ at: index, line, while: `${v.id} held it (fencing token ${v.fence}) until a later steal (${until})` });
           }
         }
@@ -132,14 +137,14 @@ export function checkStamps(text) {
       const why = lost.get(id);
       if (why === 'stolen') {
         counts.stolen++;
-        if (!stealsOf.has(name)) unexplainedLosses.push(line);
+        if (!stolenNames.has(name)) unexplainedLosses.push(line);
         continue;
       }
       if (why !== undefined) { counts.notBySteal++; unexplainedLosses.push(line); }
       const held = holders.get(name) ?? new Map();
       let victim = false;
       for (const [other, { mode: otherMode, fence: otherFence }] of held) {
-        if (mode !== 'exclusive' && otherMode !== 'exclusive') continue;
+        if (!conflict(mode, otherMode)) continue;
         if (deadThiefBetween(name, Math.min(fence, otherFence), Math.max(fence, otherFence), index)) {
           // The lower token's holder was the victim of a thief that died before its callback.
           if (otherFence < fence) { held.delete(other); if (lost.get(other) === undefined) stolenUnheard.push([other, `(${other}, stolen by a thief that died before its callback)`]); } else victim = true;
