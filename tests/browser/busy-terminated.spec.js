@@ -7,13 +7,16 @@
 // busy.spec.js checks the same order in every engine with a BroadcastChannel.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
 import { frameOf } from './support/frame-tab.js';
+import { clockOf, expectAfter, between } from './support/clocks.js';
 
 /**
  * Worker `w` of tab `a` holds `name`, busy in its section (stamping its beat), and tab `b` waits for
  * it. atOnce: the section starts in the callback's first line, before the test can ask; otherwise
- * whileHeld() runs once the lock is granted, before the section starts.
+ * whileHeld() runs once the lock is granted, before the section starts. The worker's clock is read
+ * before it gets busy (./support/clocks.js).
  */
 async function busyWorkerWithWaiter(a, b, w, name, { atOnce = false, whileHeld = async () => {} } = {}) {
+  const clocks = { worker: await clockOf(a, [w]), waiter: await clockOf(b) };
   await call(a, 'shareBeat', w);
   const busy = await call(a, [w], 'holdBusy', name, 60_000, { atOnce });
   const sectionRuns = () => a.waitForFunction((id) => window.harness.lastBeat(id) !== null, w, { polling: 10 });
@@ -29,20 +32,21 @@ async function busyWorkerWithWaiter(a, b, w, name, { atOnce = false, whileHeld =
     await call(a, [w], 'go', busy);
     await sectionRuns();
   }
-  return waiting;
+  return { waiting, clocks };
 }
 
 /** Terminates the busy worker (then keeps its creator busy `creatorBusyMs`); the waiter must be granted only after the section's last beat. */
-async function terminatedWorkerKeepsItsLockUntilItStops(a, b, w, waiting, label, creatorBusyMs = 0) {
+async function terminatedWorkerKeepsItsLockUntilItStops(a, b, w, { waiting, clocks }, label, creatorBusyMs = 0) {
   const terminatedAt = await call(a, 'terminate', w, creatorBusyMs);
   const granted = await call(b, 'granted', waiting);
   // Read after the grant: a section still running then would have stamped a later beat.
-  const lastBeat = await call(a, 'lastBeat', w);
-  report(`${label} terminated -> its section stopped running (last beat)`, lastBeat - terminatedAt);
-  report('its section stopped -> lock granted elsewhere', granted.at - lastBeat);
-  expect(granted.at, 'the waiter was granted only after the worker stopped running its section').toBeGreaterThan(lastBeat);
+  const lastBeat = { at: await call(a, 'lastBeat', w), clock: clocks.worker };
+  const entered = { at: granted.at, clock: clocks.waiter };
+  report(`${label} terminated -> its section stopped running (last beat)`, between({ at: terminatedAt, clock: await clockOf(a) }, lastBeat));
+  report('its section stopped -> lock granted elsewhere', between(lastBeat, entered));
+  expectAfter(entered, lastBeat, 'the waiter was granted only after the worker stopped running its section');
   await call(b, 'release', waiting);
-  return granted.at - lastBeat;
+  return between(lastBeat, entered);
 }
 
 test('a dedicated worker terminated in the middle of a long synchronous critical section releases its lock within the 2.5 s bound', async ({ openTab }) => {
@@ -50,8 +54,8 @@ test('a dedicated worker terminated in the middle of a long synchronous critical
   // (nested workers end with their parent), so the lock goes to the waiter within the heartbeat bound.
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
   const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi');
-  const waiting = await busyWorkerWithWaiter(a, b, w, 'busy-terminated');
-  expect(await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, waiting, 'busy worker')).toBeLessThan(2500);
+  const busy = await busyWorkerWithWaiter(a, b, w, 'busy-terminated');
+  expect(await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, busy, 'busy worker')).toBeLessThan(2500);
 });
 
 test('a dedicated worker busy from its first lock\'s first line, then terminated, keeps its lock until its section stops running', async ({ openTab }) => {
@@ -60,8 +64,8 @@ test('a dedicated worker busy from its first lock\'s first line, then terminated
   // stopped (Chromium runs it on 2 s after terminate()).
   const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
   const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi');
-  const waiting = await busyWorkerWithWaiter(a, b, w, 'busy-first-line', { atOnce: true });
-  await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, waiting, 'busy-from-first-line worker');
+  const busy = await busyWorkerWithWaiter(a, b, w, 'busy-first-line', { atOnce: true });
+  await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, busy, 'busy-from-first-line worker');
 });
 
 for (const creatorBusyMs of [0, 4000]) {
@@ -72,10 +76,10 @@ for (const creatorBusyMs of [0, 4000]) {
     // where the creator is busy then).
     const [a, b] = await Promise.all([openTab('plain.html?coi'), openTab('plain.html?coi')]);
     const w = await call(a, 'spawn', '/tests/browser/pages/worker.js?coi&nosentinel');
-    const waiting = await busyWorkerWithWaiter(a, b, w, 'busy-no-sentinel', {
+    const busy = await busyWorkerWithWaiter(a, b, w, 'busy-no-sentinel', {
       whileHeld: async () => expect((await call(a, [w], 'backendState')).sentinel, 'the worker has no sentinel').toBeFalsy(),
     });
-    await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, waiting, `busy worker with no sentinel${creator}`, creatorBusyMs);
+    await terminatedWorkerKeepsItsLockUntilItStops(a, b, w, busy, `busy worker with no sentinel${creator}`, creatorBusyMs);
   });
 }
 
@@ -95,15 +99,17 @@ for (const sentinel of [true, false]) {
     const frame = frameOf(a);
     await frame.waitForFunction(() => typeof window.harness === 'object');
     const w = await call(frame, 'spawn', `/tests/browser/pages/worker.js?coi${sentinel ? '' : '&nosentinel'}`);
-    const waiting = await busyWorkerWithWaiter(frame, b, w, `busy-frame${which}`);
+    const { waiting, clocks } = await busyWorkerWithWaiter(frame, b, w, `busy-frame${which}`);
     // The top page keeps the frame's reader of the beat: it outlives the frame.
     await a.evaluate(() => { window.frameLastBeat = document.querySelector('iframe').contentWindow.harness.lastBeat; });
+    const topClock = await clockOf(a);
     const removedAt = await a.evaluate(() => { document.querySelector('iframe').remove(); return performance.timeOrigin + performance.now(); });
     const granted = await call(b, 'granted', waiting);
-    const lastBeat = await a.evaluate((id) => window.frameLastBeat(id), w);
-    report(`busy worker${which} of a removed iframe: removed -> its section stopped running (last beat)`, lastBeat - removedAt);
-    report('its section stopped -> lock granted elsewhere', granted.at - lastBeat);
-    expect(granted.at, 'the waiter was granted only after the worker stopped running its section').toBeGreaterThan(lastBeat);
+    const lastBeat = { at: await a.evaluate((id) => window.frameLastBeat(id), w), clock: clocks.worker };
+    const entered = { at: granted.at, clock: clocks.waiter };
+    report(`busy worker${which} of a removed iframe: removed -> its section stopped running (last beat)`, between({ at: removedAt, clock: topClock }, lastBeat));
+    report('its section stopped -> lock granted elsewhere', between(lastBeat, entered));
+    expectAfter(entered, lastBeat, 'the waiter was granted only after the worker stopped running its section');
     await call(b, 'release', waiting);
   });
 }

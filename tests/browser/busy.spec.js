@@ -6,6 +6,7 @@
 // fails if the waiter's section began before the holder's ended.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
 import { TASK_MS, busyHolderKeepsItsLock } from './support/busy-holder.js';
+import { clockOf, expectAfter, between } from './support/clocks.js';
 
 test(`a tab whose callback runs a ${TASK_MS} ms synchronous task keeps its lock until the callback ends`, async ({ openTab }) => {
   const host = await openTab();
@@ -29,6 +30,7 @@ test(`a new dedicated worker whose first lock's callback is busy from its first 
   await call(host, 'query');
   const [a, b] = await Promise.all([openTab(), openTab()]);
   const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+  const [holderClock, waiterClock] = [await clockOf(a, [w]), await clockOf(b)];
   const name = 'busy-first-lock';
   const busy = await call(a, [w], 'holdBusy', name, TASK_MS, { atOnce: true });
   await until(b, (s) => named(s.held, name).length === 1, 'the worker holds the lock');
@@ -37,8 +39,9 @@ test(`a new dedicated worker whose first lock's callback is busy from its first 
   const granted = await call(b, 'granted', waiting);
   const section = await call(a, [w], 'section', busy);
   expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  expect(granted.at, 'the waiter was granted only after the busy holder left its critical section').toBeGreaterThanOrEqual(section.exitedAt);
-  report(`first lock, ${TASK_MS} ms task: holder left its section -> waiter granted`, granted.at - section.exitedAt);
+  const [exited, entered] = [{ at: section.exitedAt, clock: holderClock }, { at: granted.at, clock: waiterClock }];
+  expectAfter(entered, exited, 'the waiter was granted only after the busy holder left its critical section');
+  report(`first lock, ${TASK_MS} ms task: holder left its section -> waiter granted`, between(exited, entered));
   // A new worker's first grant, from the call (nothing waits for its sentinel: docs/browser.md, Liveness).
   report('a new worker\'s first request -> granted', section.grantedAt - section.requestedAt);
   expect(await call(a, [w], 'settled', busy)).toEqual({ ok: true });
@@ -72,7 +75,7 @@ test(`a ${TASK_MS} ms synchronous task in the tab that started the hub releases 
   expect(await call(a, 'state', held), 'the holder was never told its lock was lost').toBe('held');
   const releasedAt = await call(a, 'release', held);
   const granted = await call(b, 'granted', waiting);
-  expect(granted.at, 'the waiter was granted only after the holder released').toBeGreaterThanOrEqual(releasedAt);
+  expectAfter({ at: granted.at, clock: await clockOf(b) }, { at: releasedAt, clock: await clockOf(a) }, 'the waiter was granted only after the holder released');
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
   for (const tab of [a, b]) expect((await call(tab, 'connection')).stats.declaredDead, 'no tab was declared dead').toBe(0);
   expect(await call(host, 'settled', busy)).toEqual({ ok: true });
@@ -94,6 +97,7 @@ for (const ending of ['terminated', 'its tab closed']) {
     await call(host, 'query');
     const [a, b] = await Promise.all([openTab(), openTab()]);
     const w = await call(a, 'spawn', '/tests/browser/pages/worker.js');
+    const [workerClock, waiterClock] = [await clockOf(a, [w]), await clockOf(b)];
     const name = `busy-then-${ending === 'terminated' ? 'terminated' : 'orphaned'}`;
     await call(b, 'hearBeats', name);
     const busy = await call(a, [w], 'holdBusy', name, 60_000, { beatChannel: name });
@@ -107,9 +111,10 @@ for (const ending of ['terminated', 'its tab closed']) {
     const granted = await call(b, 'granted', waiting);
     await b.evaluate((ms) => new Promise((resolve) => { setTimeout(resolve, ms); }), WORKER_STOP_WINDOW_MS);
     const heard = await call(b, 'heardBeat', name);
-    report(`busy worker, ${ending} -> its section's last stamp`, heard.last - endedAt);
-    report('its last stamp -> lock granted elsewhere', granted.at - heard.last);
-    expect(granted.at, 'the waiter was granted only after the worker stopped running its section').toBeGreaterThan(heard.last);
+    const [lastStamp, entered] = [{ at: heard.last, clock: workerClock }, { at: granted.at, clock: waiterClock }];
+    report(`busy worker, ${ending} -> its section's last stamp`, between({ at: endedAt, clock: ending === 'terminated' ? await clockOf(a) : waiterClock }, lastStamp));
+    report('its last stamp -> lock granted elsewhere', between(lastStamp, entered));
+    expectAfter(entered, lastStamp, 'the waiter was granted only after the worker stopped running its section');
     await call(b, 'release', waiting);
     await until(host, (s) => s.held.length === 0 && s.pending.length === 0, 'nothing is left held or waiting');
   });

@@ -8,13 +8,12 @@
 // events. Times are recorded, not asserted.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
 import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
+import { clockOf, expectAfter, between } from './support/clocks.js';
 
-// Stamps of two tabs (performance.timeOrigin + now()) come from two processes whose time origins
-// differ by a few tens of microseconds (0.04 ms seen in Firefox). A grant that came before the
-// release it needed would precede it by at least the test's own round trip between seeing the
-// waiter pending and asking the holder to release (milliseconds), so comparing within this much
-// loses nothing.
-const CROSS_PROCESS_CLOCK_MS = 0.5;
+/** A stamp `at` of `page` (and path), with that context's clock (./support/clocks.js). */
+async function stamp(page, path, at) {
+  return { at, clock: await clockOf(page, path) };
+}
 
 // Longer than the survivors' detection of the loss (~1-2 s) plus the new hub's reclaim window (LIVENESS.RECLAIM_WINDOW, 2.5 s).
 const BUSY_ACROSS_LOSS_MS = 6000;
@@ -108,10 +107,11 @@ async function busyAcrossHubLoss({ holder: [page, path], busy, name, waiter, hos
   expect((await call(waiter, 'connection')).hubId, 'the waiter was granted by a new hub: the kill took the hub down').not.toBe(hubId);
   const section = await call(page, path, 'section', busy);
   expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  expect(granted.at, `the waiter was granted only after the busy ${who} left its critical section`).toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
+  const [exited, entered] = [await stamp(page, path, section.exitedAt), await stamp(waiter, [], granted.at)];
+  expectAfter(entered, exited, `the waiter was granted only after the busy ${who} left its critical section`);
   expect(await call(page, path, 'settled', busy), `the ${who}'s callback result was accepted`).toEqual({ ok: true });
   await call(waiter, 'release', waiting);
-  return granted.at - section.exitedAt;
+  return between(exited, entered);
 }
 
 test('when the hub\'s process dies, the tabs that hold and wait re-register with a new hub in order, with no overlap', async ({ openTab, killHubProcess }) => {
@@ -157,13 +157,13 @@ test('when the hub\'s process dies, the tabs that hold and wait re-register with
   // Order is proven by the states (b waits while a holds, c while b holds); the clocks add that
   // no grant came before the release it needed (within the processes' clock skew, above).
   expect(await call(b, 'state', waiting)).toBe('pending');
-  const releasedAt = await call(a, 'release', held);
-  const grantedB = await call(b, 'granted', waiting);
-  expect(grantedB.at, 'b was granted only after a released').toBeGreaterThanOrEqual(releasedAt - CROSS_PROCESS_CLOCK_MS);
+  const releasedA = await stamp(a, [], await call(a, 'release', held));
+  const grantedB = await stamp(b, [], (await call(b, 'granted', waiting)).at);
+  expectAfter(grantedB, releasedA, 'b was granted only after a released');
   expect(await call(c, 'state', late)).toBe('pending');
-  const releasedB = await call(b, 'release', waiting);
-  const grantedC = await call(c, 'granted', late);
-  expect(grantedC.at, 'c was granted only after b released').toBeGreaterThanOrEqual(releasedB - CROSS_PROCESS_CLOCK_MS);
+  const releasedB = await stamp(b, [], await call(b, 'release', waiting));
+  const grantedC = await stamp(c, [], (await call(c, 'granted', late)).at);
+  expectAfter(grantedC, releasedB, 'c was granted only after b released');
   await call(c, 'release', late);
   for (const [page, id] of [[a, held], [b, waiting], [c, late]]) expect(await call(page, 'settled', id)).toMatchObject({ ok: true });
   await call(a, 'release', sharedA);
@@ -193,9 +193,9 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   const state = await until(newcomer, (s) => named(s.pending, 'contested').length === 1, 'the newcomer waits');
   expect(named(state.held, 'contested')).toEqual([{ name: 'contested', mode: 'exclusive', clientId: after.clientId }]);
   expect(await call(newcomer, 'state', late)).toBe('pending');
-  const releasedAt = await call(a, 'release', held);
-  const granted = await call(newcomer, 'granted', late);
-  expect(granted.at, 'the newcomer was granted only after the survivor released').toBeGreaterThanOrEqual(releasedAt - CROSS_PROCESS_CLOCK_MS);
+  const released = await stamp(a, [], await call(a, 'release', held));
+  const granted = await stamp(newcomer, [], (await call(newcomer, 'granted', late)).at);
+  expectAfter(granted, released, 'the newcomer was granted only after the survivor released');
   await call(newcomer, 'release', late);
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
 });
@@ -235,9 +235,10 @@ test('a tab that opens right after the hub died, while the survivor that holds t
   expect((await call(newcomer, 'connection')).hubId, 'a new hub granted it').not.toBe(hubId);
   const section = await call(a, 'section', busy);
   expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  expect(granted.at, 'the newcomer was granted only after the busy survivor left its critical section').toBeGreaterThanOrEqual(section.exitedAt - CROSS_PROCESS_CLOCK_MS);
+  const [exited, entered] = [await stamp(a, [], section.exitedAt), await stamp(newcomer, [], granted.at)];
+  expectAfter(entered, exited, 'the newcomer was granted only after the busy survivor left its critical section');
   expect(await call(a, 'settled', busy), 'the survivor\'s callback result was accepted').toEqual({ ok: true });
-  report('newcomer started the next hub while the survivor was busy: survivor left its section -> newcomer granted', granted.at - section.exitedAt);
+  report('newcomer started the next hub while the survivor was busy: survivor left its section -> newcomer granted', between(exited, entered));
   await call(newcomer, 'release', late);
   await call(a, 'release', first);
   expect(await call(a, 'settled', first)).toMatchObject({ ok: true });

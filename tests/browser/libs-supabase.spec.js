@@ -17,13 +17,25 @@ test('two tabs serialize their navigatorLock critical sections: no lost update',
   const [a, b] = await Promise.all([openLibTab(openTab, 'supabase.html'), openLibTab(openTab, 'supabase.html')]);
   await expectInsecureOrigin(a);
   const name = uniqueName('supabase-sections');
-  const [fromA, fromB] = await Promise.all([lib(a, 'increments', name, SECTIONS_PER_TAB), lib(b, 'increments', name, SECTIONS_PER_TAB)]);
+  // Contention made certain rather than left to timing (under load one tab once ran all its
+  // sections before the other's first request arrived): a holds the name while b's loop and then
+  // a's queue behind it. Requests are granted in queue order (spec 4.4, "process the lock request
+  // queue"), so b's first section runs, then a's, and b's other sections come after an a section.
+  const gate = await lib(a, 'hold', name);
+  await lib(a, 'started', gate);
+  const fromBDone = lib(b, 'increments', name, SECTIONS_PER_TAB);
+  await until(b, (s) => named(s.pending, name).length === 1, 'b\'s first section waits');
+  const fromADone = lib(a, 'increments', name, SECTIONS_PER_TAB);
+  await until(b, (s) => named(s.pending, name).length === 2, 'a\'s first section waits behind b\'s');
+  await lib(a, 'release', gate);
+  const [fromA, fromB] = await Promise.all([fromADone, fromBDone]);
   const total = 2 * SECTIONS_PER_TAB;
   expect(await lib(b, 'counter', name), 'every increment of both tabs landed').toBe(total);
   // Each section read the value the previous one wrote: the reads are exactly 0..total-1, once each.
   const sections = [...fromA.map((s) => ({ ...s, tab: 'a' })), ...fromB.map((s) => ({ ...s, tab: 'b' }))].sort((x, y) => x.read - y.read);
   expect(sections.map((s) => s.read)).toEqual([...Array(total).keys()]);
-  // The tabs really contended (the lock passed between them), rather than running one after the other.
+  // The lock passed between the tabs in queue order.
+  expect(sections.slice(0, 2).map((s) => s.tab), 'the queued sections ran in queue order').toEqual(['b', 'a']);
   const handoffs = sections.filter((s, i) => i > 0 && s.tab !== sections[i - 1].tab).length;
   expect(handoffs, 'the lock went back and forth between the tabs').toBeGreaterThanOrEqual(2);
   report(`${total} sections in 2 tabs, ${handoffs} cross-tab handoffs: mean section incl. wait`,
