@@ -83,6 +83,7 @@ export class HubLink {
     // Open while we hold or wait under a hub and have no sentinel (js/browser/held-marker.js).
     this.heldMarker = options.heldMarker ?? null;
     this.gathering = null;      // while a hello is being made: what would be posted after it (sayHello)
+    this.helloAttempts = 0;     // hellos said (sayHello): each carries its number
     this.onMessage = (event) => {
       const data = event.data;
       if (data?.t !== H.batch || !Array.isArray(data.m)) { this.receive(data); return; }
@@ -138,7 +139,8 @@ export class HubLink {
     let carried = 0;
     while (carried < gathered.length && carried < LIMITS.helloThen && !(gathered[carried][1]?.length > 0)
       && HELLO_THEN_TYPES.has(gathered[carried][0].t)) carried++;
-    const posted = this.post({ ...hello, batch: true, then: gathered.slice(0, carried).map(([message]) => message) });
+    // Numbered: a hub that reads several of our ports' hellos at once keeps us on the newest (hub-handshake.js).
+    const posted = this.post({ ...hello, attempt: ++this.helloAttempts, batch: true, then: gathered.slice(0, carried).map(([message]) => message) });
     for (const [message, transfer] of gathered.slice(carried)) this.toHub(message, transfer);
     if (posted) this.flow.count(); // after the messages counted before it: a sync it sends comes last
   }

@@ -10,6 +10,7 @@ import { PREDECESSOR } from './succession.js';
 import { HubTransport } from './hub-transport.js';
 import { ReclaimWindow } from './reclaim-window.js';
 import { HELD, DEFERRED } from './lock-core.js';
+import { ENDING } from './connection.js';
 /** @import { HubConnection } from './connection.js' */
 
 export class HubHandshake extends HubTransport {
@@ -71,8 +72,15 @@ export class HubHandshake extends HubTransport {
     }
     if (holder !== undefined && holder !== conn) {
       // The same context on a new port (it thought this hub lost, or its port broke): it proves it
-      // with its key, and keeps what it holds and its places in the queues (resume.js).
-      if (this.sameContext(holder, m.key)) return resume(this, conn, holder, m);
+      // with its key, and keeps what it holds and its places in the queues (resume.js). Unless the
+      // port is one it left before the one it speaks on now: a hub deaf for a while (WebKit: the
+      // tab it runs in was busy) reads the hellos of several ports at once, in any order across
+      // ports, and the session must stay on the newest (the others are closed: what goes there is
+      // lost). Counts are one context's: another process adopting a machine client has its own.
+      if (this.sameContext(holder, m.key)) {
+        if (m.adopt !== true && (m.attempt ?? 0) < holder.attempt) return this.end(conn, ENDING.moved);
+        return resume(this, conn, holder, m);
+      }
       return conn.send({ t: H.rejected, v: PROTOCOL_VERSION, reason: 'clientId', message: 'clientId already in use by a live client' });
     }
     if (!this.quota.fits(conn, cost, this.connections.size)) {
@@ -83,6 +91,7 @@ export class HubHandshake extends HubTransport {
     conn.dead = false;
     conn.key = m.key;
     this.openClient(conn, m.clientId);
+    conn.attempt = m.attempt ?? 0;
     this.registered(conn, m);
     this.serving();
 

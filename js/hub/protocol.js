@@ -182,7 +182,7 @@ export const ANNOUNCE = Object.freeze({ started: 'hub-started', hadHub: 'had-hub
 // context -> hub
 // (Each constant is its own value, and names exactly one message typedef below: `@satisfies` checks both.)
 export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }} */ ({
-  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], proc?, batch?, then?, lease?, adopt? }
+  hello: 'hello',       // { t, v, clientId, key, lostHub: string|null, reclaim: ReclaimEntry[], attempt?, proc?, batch?, then?, lease?, adopt? }
                         //   (lease, adopt: machine hubs only, js/machine/machine-hub.js "Leases")
                         //   batch: true: send this context H.batch messages; then: the messages it sends right after
                         //   its hello (no hello, no ports), handled in the hello's turn if it is welcomed
@@ -190,6 +190,9 @@ export const C = Object.freeze(/** @satisfies {{ [K in ContextMessage['t']]: K }
                         //   (tid 0, start null where there is no /proc), by which a machine hub knows it lives
                         //   key: a secret of the context (never shown to others): a hello on a new port
                         //   with the key of a live connection resumes that connection (its locks kept)
+                        //   attempt: the context's count of hellos (1, 2, ...): a hello of a lower count than the
+                        //   one its connection was made by comes from a port it has left, and is not taken
+                        //   (a hub deaf for a while reads several ports' hellos at once, in any order)
                         //   ReclaimEntry: { token, name, mode, held, seq: number|null, wait?: 'no-wait' }: a lock
                         //   it held, or a request it waits for (wait: an ifAvailable one whose answer was lost)
   request: 'request',   // { t, token, name, mode, wait, under?, reject?, as? }: under: the token of this context's held lock
@@ -279,7 +282,7 @@ export const H = Object.freeze(/** @satisfies {{ [K in HubMessage['t']]: K }} */
 // context -> hub
 /**
  * @typedef {{ t: 'hello', v: number, clientId: string, key: string, lostHub: string | null,
- *   reclaim: ReclaimEntry[], proc?: Proc, batch?: boolean, then?: ContextMessage[], lease?: number, adopt?: true }} HelloMessage
+ *   reclaim: ReclaimEntry[], attempt?: number, proc?: Proc, batch?: boolean, then?: ContextMessage[], lease?: number, adopt?: true }} HelloMessage
  * @typedef {{ t: 'request', token: number, name: string, mode: LockMode, wait: WaitMode, under?: number, reject?: boolean,
  *   as?: string }} RequestMessage
  * @typedef {{ t: 'observe', call: number }} ObserveMessage

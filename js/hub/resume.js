@@ -22,6 +22,7 @@ export function resume(hub, conn, old, m) {
   if (old.client === null) return hub.hello(conn, m); // handling it closed the old connection (bye)
 
   moveSession(hub, old, conn);
+  conn.attempt = m.attempt ?? 0;
   hub.resumed(conn, old, m);
   hub.log('info', `${conn.clientId} reconnected to this hub: its locks and requests are kept`);
 
@@ -71,6 +72,13 @@ export function resume(hub, conn, old, m) {
       }
     }
   }
+  // A fresh hello (no lost hub, nothing listed: hub-link.js freshHello) comes from a context that
+  // never heard this hub's welcome (a hub deaf while the tab it runs in is busy, WebKit; a slow
+  // machine hub): it counts nothing as sent and asks for everything again after this hello, under
+  // the same tokens. What its earlier port registered was let go just above; its tokens start
+  // over, so that the requests sent again are taken as new rather than refused as reused (which
+  // left them waiting for ever, the lock free).
+  if (m.lostHub === null && m.reclaim.length === 0) for (const owner of listed.keys()) owner.maxToken = 0;
   conn.send({ t: H.welcome, v: PROTOCOL_VERSION, hubId: hub.hubId, clientId: conn.clientId, reclaimed, ...hub.resumeDetails(conn, m) });
   for (const [owner, token] of grantedAgain) hub.sendGrant(owner, token);
   for (const [owner, token] of submitAfterWelcome) hub.submit(owner, token);

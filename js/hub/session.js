@@ -12,6 +12,7 @@ export class Session {
     this.tokens = new Map();  // token -> { id, state, entry }
     this.tokenOfId = new Map(); // engine id -> token
     this.maxToken = 0;
+    this.attempt = 0;         // its latest hello's number (hub-link.js sayHello): a lower one's port was left before
     /** @type {Int32Array | null} the engine memory's view holding its doorbell */
     this.bell = null;
     this.bellIndex = 0;

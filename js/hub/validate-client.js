@@ -40,7 +40,7 @@ function checkProc(proc) {
 // One validator per context -> hub type: returns null when valid, else the reason.
 const CLIENT_VALIDATORS = {
   [C.hello](m) {
-    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'proc', 'batch', 'then', 'lease', 'adopt'])) return 'unexpected fields';
+    if (!hasOnlyKeys(m, ['t', 'v', 'clientId', 'key', 'lostHub', 'reclaim', 'attempt', 'proc', 'batch', 'then', 'lease', 'adopt'])) return 'unexpected fields';
     if (typeof m.v !== 'number') return 'no protocol version';
     if (m.v !== PROTOCOL_VERSION) return null; // answered by the version check, whatever else it holds
     if (typeof m.key !== 'string' || m.key.length === 0 || m.key.length > 64) return 'bad key';
@@ -48,6 +48,7 @@ const CLIENT_VALIDATORS = {
     if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
     for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
+    if (m.attempt !== undefined && !(Number.isSafeInteger(m.attempt) && m.attempt > 0)) return 'bad attempt';
     if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
     // (lease and adopt: a machine hub's, which checks them: js/machine/machine-hub.js, "Leases")
     if (m.batch !== undefined && typeof m.batch !== 'boolean') return 'bad batch';

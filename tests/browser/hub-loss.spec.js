@@ -200,49 +200,57 @@ test('a tab that opens right after the hub died, before the survivors noticed, s
   expect(await call(a, 'settled', held)).toMatchObject({ ok: true });
 });
 
-test('a tab that opens right after the hub died, while the survivor that holds the lock is busy in its callback, is granted only after the survivor left its section', async ({ openTab, killHubProcess, engine }) => {
-  // The newcomer starts the next hub at once, within a second of the old hub's last ping: the
-  // busy survivor cannot answer the announcement, and its sentinel has not found its hub silent
-  // yet. Its sentinel answers the announcement anyway (js/browser/sentinel-worker.js); before it
-  // did, the start-up hold (100 ms) closed with no answer and the newcomer was granted the lock
-  // about 1.7 s before the survivor left its section (Chromium, 3 runs of 3), the survivor's
-  // reclaim then refused as stolen: the same refusal as the case above's rare failure under load.
-  // Without the fix this failed in Chromium only (WebKit passed before too).
-  // Firefox: the newcomer's `new SharedWorker` joins the dead hub (FIREFOX_DEAD_SHARED_WORKER):
-  // left out rather than counted as a pass.
-  test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
-  // Pages in processes of their own: Firefox and WebKit put isolated pages in one process, where
-  // the survivor's task would block the newcomer's page too.
-  const page = engine === 'chromium' ? 'plain.html?coi' : 'plain.html';
-  const host = await openTab();
-  await call(host, 'query');
-  const [a, observer] = [await openTab(page), await openTab(page)];
-  await call(observer, 'hearBeats', 'busy-survivor');
-  // Its sentinel runs and answers the hub before the task: it is what speaks for the survivor.
-  const first = await call(a, 'request', 'first');
-  await call(a, 'granted', first);
-  await expect.poll(async () => (await call(a, 'backendState')).sentinel?.answered, { message: 'the survivor\'s sentinel answered the hub', timeout: 15_000 }).toBe(true);
-  const { hubId } = await call(a, 'connection');
-  const name = 'busy-survivor';
-  // Busy from its callback's first line (a background tab's timer may fire a second late), its
-  // section stamping a channel the observer hears: the task surely runs when the hub dies.
-  const busy = await call(a, 'holdBusy', name, 2500, { atOnce: true, beatChannel: 'busy-survivor' });
-  await expect.poll(async () => (await call(observer, 'heardBeat', 'busy-survivor')).count, { message: 'the survivor\'s task runs' }).toBeGreaterThan(0);
-  await killHubProcess(host);
-  const newcomer = await openTab(page);
-  const late = await call(newcomer, 'request', name);
-  const granted = await call(newcomer, 'granted', late);
-  expect((await call(newcomer, 'connection')).hubId, 'a new hub granted it').not.toBe(hubId);
-  const section = await call(a, 'section', busy);
-  expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  const [exited, entered] = [await stamp(a, [], section.exitedAt), await stamp(newcomer, [], granted.at)];
-  expectAfter(entered, exited, 'the newcomer was granted only after the busy survivor left its critical section');
-  expect(await call(a, 'settled', busy), 'the survivor\'s callback result was accepted').toEqual({ ok: true });
-  report('newcomer started the next hub while the survivor was busy: survivor left its section -> newcomer granted', between(exited, entered));
-  await call(newcomer, 'release', late);
-  await call(a, 'release', first);
-  expect(await call(a, 'settled', first)).toMatchObject({ ok: true });
-});
+for (const taskMs of [2500, 6000]) {
+  test(`a tab that opens right after the hub died, while the survivor that holds the lock is busy in its callback (${taskMs / 1000} s), is granted only after the survivor left its section`, async ({ openTab, killHubProcess, engine }) => {
+    // The newcomer starts the next hub at once, within a second of the old hub's last ping: the
+    // busy survivor cannot answer the announcement, and its sentinel has not found its hub silent
+    // yet. Its sentinel answers the announcement anyway (js/browser/sentinel-worker.js); before it
+    // did, the start-up hold (100 ms) closed with no answer and the newcomer was granted the lock
+    // about 1.7 s before the survivor left its section (Chromium, 3 runs of 3), the survivor's
+    // reclaim then refused as stolen: the same refusal as the case above's rare failure under load.
+    // Without the fix this failed in Chromium only (WebKit passed before too).
+    // 6 s: longer than the newcomer waits for an answer. WebKit runs the next hub in the busy
+    // survivor's process, deaf until its task ends: the newcomer connects again twice with no
+    // answer, and the hub reads its three hellos at once. It took a later one as the context
+    // resuming, forgot the request, and refused it sent again (token reused); or moved the context
+    // onto a port it had left. The newcomer then waited for ever, the lock free (CI run K; 3 runs
+    // of 4 in WebKit with this case, before js/hub/resume.js and the hellos' `attempt`).
+    // Firefox: the newcomer's `new SharedWorker` joins the dead hub (FIREFOX_DEAD_SHARED_WORKER):
+    // left out rather than counted as a pass.
+    test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
+    // Pages in processes of their own: Firefox and WebKit put isolated pages in one process, where
+    // the survivor's task would block the newcomer's page too.
+    const page = engine === 'chromium' ? 'plain.html?coi' : 'plain.html';
+    const host = await openTab();
+    await call(host, 'query');
+    const [a, observer] = [await openTab(page), await openTab(page)];
+    await call(observer, 'hearBeats', 'busy-survivor');
+    // Its sentinel runs and answers the hub before the task: it is what speaks for the survivor.
+    const first = await call(a, 'request', 'first');
+    await call(a, 'granted', first);
+    await expect.poll(async () => (await call(a, 'backendState')).sentinel?.answered, { message: 'the survivor\'s sentinel answered the hub', timeout: 15_000 }).toBe(true);
+    const { hubId } = await call(a, 'connection');
+    const name = 'busy-survivor';
+    // Busy from its callback's first line (a background tab's timer may fire a second late), its
+    // section stamping a channel the observer hears: the task surely runs when the hub dies.
+    const busy = await call(a, 'holdBusy', name, taskMs, { atOnce: true, beatChannel: 'busy-survivor' });
+    await expect.poll(async () => (await call(observer, 'heardBeat', 'busy-survivor')).count, { message: 'the survivor\'s task runs' }).toBeGreaterThan(0);
+    await killHubProcess(host);
+    const newcomer = await openTab(page);
+    const late = await call(newcomer, 'request', name);
+    const granted = await call(newcomer, 'granted', late);
+    expect((await call(newcomer, 'connection')).hubId, 'a new hub granted it').not.toBe(hubId);
+    const section = await call(a, 'section', busy);
+    expect(section.exitedAt, 'the busy task ended').not.toBeNull();
+    const [exited, entered] = [await stamp(a, [], section.exitedAt), await stamp(newcomer, [], granted.at)];
+    expectAfter(entered, exited, 'the newcomer was granted only after the busy survivor left its critical section');
+    expect(await call(a, 'settled', busy), 'the survivor\'s callback result was accepted').toEqual({ ok: true });
+    report(`newcomer started the next hub while the survivor was busy (${taskMs / 1000} s): survivor left its section -> newcomer granted`, between(exited, entered));
+    await call(newcomer, 'release', late);
+    await call(a, 'release', first);
+    expect(await call(a, 'settled', first)).toMatchObject({ ok: true });
+  });
+}
 
 test('a tab whose port to the hub was made before the hub died gets its first lock from a new hub', async ({ openTab, killHubProcess }) => {
   // A window makes its port to the hub as the polyfill installs (js/browser/context.js), before

@@ -251,6 +251,50 @@ test('a client whose hello was lost with the hub that died is told by the relaun
   assert.equal((await again.settled).ok, true);
 });
 
+for (const order of ['as they were sent', 'the newest port\'s first']) {
+  test(`a new context whose hello a deaf hub answers only after the context connected again, twice, is granted its first request, the hub reading the ports' messages ${order}`, async (t) => {
+    // WebKit: a hub relaunched in the process of a tab busy in a long task hears nothing until that
+    // task ends. A tab opened meanwhile has no answer to its hello, finds the hub lost after its
+    // probe, and connects again with a fresh hello, its requests sent again under the same tokens.
+    // The hub then reads the three ports' messages at once, in any order across ports. It took
+    // the second hello as the first connection resuming, forgot the request that hello did not
+    // list, and refused the one sent again as a token reused; or, reading an older port's hello
+    // last, moved the context onto a port it had closed. Either way the request waited for ever
+    // with the lock free (CI run K, WebKit).
+    const space = await lockSpace(t);
+    let deaf = [];            // while set: what the hub would read or send waits here: [port number, deliver]
+    const fast = { HUB_SILENT_AFTER: 100, PROBE_TIMEOUT: 100, CLIENT_CHECK_EVERY: 20 };
+    let connections = 0;
+    const backend = new HubBackend(async () => {
+      const { port1, port2 } = new MessageChannel();
+      space.ports.push(port1, port2);
+      const number = ++connections;
+      const hold = (deliver) => (deaf !== null ? deaf.push([number, deliver]) : deliver());
+      const conn = space.hub.connect(port2);
+      const read = port2.onmessage;
+      port2.onmessage = (event) => hold(() => read(event));
+      const send = conn.send.bind(conn);
+      conn.send = (message) => hold(() => send(message));
+      return port1;
+    }, { clientId: 'newcomer', log: quiet, liveness: fast });
+    const locks = createLockManager(backend);
+    const first = requestHandle(locks, 'x');
+    await until(() => connections >= 3, 'the context connected again, twice, with no answer');
+    assert.equal(backend.hubId, null, 'no hub answered it yet');
+    const held = deaf;
+    deaf = null;
+    // (sort is stable: each port's own messages keep their order)
+    if (order !== 'as they were sent') held.sort((x, y) => y[0] - x[0]);
+    for (const [, deliver] of held) deliver();
+    await Promise.race([first.granted, new Promise((_, reject) => { setTimeout(() => reject(new Error('the first request was never granted, the lock free')), 5_000).unref(); })]);
+    first.release();
+    assert.equal((await first.settled).ok, true);
+    assert.equal(backend.hubId, 'first');
+    const rejections = [...space.hub.connections].reduce((sum, conn) => sum + conn.rejections, 0);
+    assert.equal(rejections, 0, 'the hub refused none of its messages');
+  });
+}
+
 test('a hub that is slow to answer one client (its messages stuck both ways) is not taken for lost: a fresh connection is greeted by the same hub', async (t) => {
   const space = await lockSpace(t, { DEAD_AFTER: 60_000 });
   const fast = { HUB_SILENT_AFTER: 100, PROBE_TIMEOUT: 100, CLIENT_CHECK_EVERY: 20, IDENTITY_TIMEOUT: 60_000 };
