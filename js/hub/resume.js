@@ -72,7 +72,8 @@ export function resume(hub, conn, old, m) {
       }
     }
   }
-  // A fresh hello (no lost hub, nothing listed: hub-link.js freshHello) comes from a context that
+  // A fresh hello (no lost hub, nothing listed: hub-link.js freshHello; the context's other hellos
+  // without a lost hub follow a bye or its death, which ended its session) comes from a context that
   // never heard this hub's welcome (a hub deaf while the tab it runs in is busy, WebKit; a slow
   // machine hub): it counts nothing as sent and asks for everything again after this hello, under
   // the same tokens. What its earlier port registered was let go just above; its tokens start

@@ -48,7 +48,7 @@ const CLIENT_VALIDATORS = {
     if (m.lostHub !== null && (typeof m.lostHub !== 'string' || m.lostHub.length > 64)) return 'bad lostHub';
     if (!Array.isArray(m.reclaim) || m.reclaim.length > LIMITS.reclaimEntries) return 'bad reclaim list';
     for (const entry of m.reclaim) if (!checkReclaimEntry(entry)) return 'bad reclaim entry';
-    if (m.attempt !== undefined && !(Number.isSafeInteger(m.attempt) && m.attempt > 0)) return 'bad attempt';
+    if (m.attempt !== undefined && !isToken(m.attempt)) return 'bad attempt'; // (a count, as a token is)
     if (m.proc !== undefined && !checkProc(m.proc)) return 'bad proc';
     // (lease and adopt: a machine hub's, which checks them: js/machine/machine-hub.js, "Leases")
     if (m.batch !== undefined && typeof m.batch !== 'boolean') return 'bad batch';
