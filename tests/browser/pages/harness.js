@@ -1,6 +1,7 @@
 // A remote control for navigator.locks in one context (window, iframe or worker), driven by the
 // Playwright specs. Requests are handles whose callbacks hold the lock until released; every
-// event is stamped (performance.timeOrigin + now) so specs can order events across contexts.
+// event is stamped (performance.timeOrigin + now): specs order two contexts' stamps on one clock
+// (tests/browser/support/clocks.js: each context's time origin is its own reading of the wall clock).
 // Workers: spawn(url) creates a dedicated worker (which loads this harness too); call(path, ...)
 // runs a harness method in a worker, or in a worker of a worker (path = [id, id, ...]).
 (function (scope) {
