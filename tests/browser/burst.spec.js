@@ -6,7 +6,7 @@
 // the test compares them here. Before flow control, a burst of ~6,000 or more overflowed A's
 // inbox at the hub, which closed A's connection and granted `x` to B while A's callback ran.
 import { test, expect, call, named, report } from './support/fixtures.js';
-import { clockOf, expectAfter, between } from './support/clocks.js';
+import { stampOf, expectAfter, between } from './support/clocks.js';
 
 const HOLD_MS = 3_000;
 
@@ -69,7 +69,7 @@ for (const n of [10_000, 100_000]) {
     expect(afterX.xError, 'A\'s hold of x ended normally').toBeNull();
     expect(afterX.xOut, 'A left its critical section').not.toBeNull();
     // The external check: B entered only after A left.
-    const [left, grantedB] = [{ at: afterX.xOut, clock: await clockOf(a) }, { at: granted.at, clock: await clockOf(b) }];
+    const [left, grantedB] = [await stampOf(a, [], afterX.xOut), await stampOf(b, [], granted.at)];
     expectAfter(grantedB, left, 'B was granted x only after A\'s callback ended');
     await call(b, 'release', waiting);
     expect(await call(b, 'settled', waiting)).toMatchObject({ ok: true });

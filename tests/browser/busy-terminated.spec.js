@@ -7,7 +7,7 @@
 // busy.spec.js checks the same order in every engine with a BroadcastChannel.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
 import { frameOf } from './support/frame-tab.js';
-import { clockOf, expectAfter, between } from './support/clocks.js';
+import { clockOf, stampOf, expectAfter, between } from './support/clocks.js';
 
 /**
  * Worker `w` of tab `a` holds `name`, busy in its section (stamping its beat), and tab `b` waits for
@@ -42,7 +42,7 @@ async function terminatedWorkerKeepsItsLockUntilItStops(a, b, w, { waiting, cloc
   // Read after the grant: a section still running then would have stamped a later beat.
   const lastBeat = { at: await call(a, 'lastBeat', w), clock: clocks.worker };
   const entered = { at: granted.at, clock: clocks.waiter };
-  report(`${label} terminated -> its section stopped running (last beat)`, between({ at: terminatedAt, clock: await clockOf(a) }, lastBeat));
+  report(`${label} terminated -> its section stopped running (last beat)`, between(await stampOf(a, [], terminatedAt), lastBeat));
   report('its section stopped -> lock granted elsewhere', between(lastBeat, entered));
   expectAfter(entered, lastBeat, 'the waiter was granted only after the worker stopped running its section');
   await call(b, 'release', waiting);

@@ -7,7 +7,7 @@
 // is honoured on secure origins only, so these tabs run on 127.0.0.1 (with the native Web Locks
 // removed, as everywhere in these specs).
 import { test, expect, call, until, named } from './support/fixtures.js';
-import { clockOf, expectAfter } from './support/clocks.js';
+import { stampOf, expectAfter } from './support/clocks.js';
 
 test.use({ origin: 'loopback' });
 
@@ -125,7 +125,7 @@ test('clearing the site data while the holder is busy in its callback takes nobo
   const granted = await call(b, 'granted', waiting);
   const section = await call(a, 'section', busy);
   expect(section.exitedAt, 'the busy task ended').not.toBeNull();
-  expectAfter({ at: granted.at, clock: await clockOf(b) }, { at: section.exitedAt, clock: await clockOf(a) }, 'the waiter was granted only after the busy holder left its critical section');
+  expectAfter(await stampOf(b, [], granted.at), await stampOf(a, [], section.exitedAt), 'the waiter was granted only after the busy holder left its critical section');
   expect(await call(a, 'settled', busy)).toEqual({ ok: true });
   expect((await call(a, 'connection')).stats.declaredDead, 'the busy holder was never declared dead').toBe(0);
   await call(b, 'release', waiting);

@@ -8,12 +8,7 @@
 // events. Times are recorded, not asserted.
 import { test, expect, call, until, named, report } from './support/fixtures.js';
 import { FORBIDS_SENTINEL, openAt } from './support/policy-tabs.js';
-import { clockOf, expectAfter, between } from './support/clocks.js';
-
-/** A stamp `at` of `page` (and path), with that context's clock (./support/clocks.js). */
-async function stamp(page, path, at) {
-  return { at, clock: await clockOf(page, path) };
-}
+import { stampOf as stamp, expectAfter, between } from './support/clocks.js';
 
 // Longer than the survivors' detection of the loss (~1-2 s) plus the new hub's reclaim window (LIVENESS.RECLAIM_WINDOW, 2.5 s).
 const BUSY_ACROSS_LOSS_MS = 6000;

@@ -1,10 +1,11 @@
 // Ordering checks across contexts, on one clock. A context stamps events with
 // performance.timeOrigin + now(): its now() is the machine's monotonic clock, but its time origin
 // is the wall clock read once, when the context began, so two contexts disagree by whatever the
-// wall clock was stepped between their births. One CI run showed it (Chromium, run J on aa0f91f):
-// a waiter's grant seemed to precede a busy holder's exit by 18.6-20.6 ms in four attempts in a
-// row, while in the same minutes crash tests measured a successor's grant 4-19 ms before the
-// crash; the same cases alone then showed +1.1-3.2 ms, ten runs of ten. So a stamp is first
+// wall clock was stepped or slewed between their births. One CI run showed it (Chromium, run J on
+// aa0f91f): a waiter's grant seemed to precede a busy worker's exit by 18.6-20.6 ms in four
+// attempts in a row (the worker made seconds after the two tabs; the busy window case beside it
+// passed); the same cases alone then showed +1.1-3.2 ms, ten runs of ten. A wall clock stepped by
+// 40 ms between a tab's birth and a worker's put the worker's stamps 38 ms ahead. So a stamp is first
 // mapped onto the runner's monotonic clock, through an offset measured by round trips to that
 // context, and the check allows for both measurements' uncertainty (half their shortest round
 // trip): it still catches any grant that came a few milliseconds before the event it needed.
@@ -27,6 +28,11 @@ export async function clockOf(page, pathIds = []) {
     if (best === null || sample.uncertainty < best.uncertainty) best = sample;
   }
   return best;
+}
+
+/** A stamp `at` of `page` (and path), with that context's clock. */
+export async function stampOf(page, pathIds, at) {
+  return { at, clock: await clockOf(page, pathIds) };
 }
 
 /**

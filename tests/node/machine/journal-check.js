@@ -29,11 +29,10 @@ export function checkJournal(text) {
         for (; m < entries.length && entries[m] !== null && entries[m][0] !== 'g'; m++) {
           if (entries[m][0] === 'r') ended.add(`${entries[m][1]}.${entries[m][2]}`);
         }
+        if (conflicting.every((key) => ended.has(key))) steals++;
         // The copy ends before the next grant (read while the hub was writing, or a hub killed
         // mid-turn): its victims' ends may be just beyond it, so this grant cannot be judged.
-        const complete = m < entries.length && entries[m] !== null;
-        if (conflicting.every((key) => ended.has(key))) steals++;
-        else if (!complete && entries.slice(m).every((later) => later === null)) unjudged++;
+        else if (entries.slice(m).every((later) => later === null)) unjudged++;
         else conflicts.push(`${name} ${mode}, fencing token ${fence}, to ${clients.get(no)} (request ${token}) while ${conflicting.map((key) => `${key} held it ${holders.get(key).mode} (fencing token ${holders.get(key).fence})`).join(', ')}`);
       }
       holders.set(`${no}.${token}`, { mode, fence });
