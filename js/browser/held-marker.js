@@ -1,7 +1,8 @@
 // This context's held marker: an IndexedDB database it holds open while it holds or waits under a
-// hub and nothing else could speak for it, were it busy in a long task when that hub died: it has
-// no sentinel (a Firefox dedicated worker; a Content-Security-Policy forbids it), or its sentinel
-// has not answered yet (it starts after the context's first answer: hub-backend.js). The
+// hub, so that a successor of that hub finds it, were the context busy in a long task when that hub
+// died: whether it has no sentinel (a Firefox dedicated worker; a Content-Security-Policy forbids
+// it), its sentinel has not answered yet (it starts after the context's first answer:
+// hub-backend.js), or its sentinel's answer to the successor comes late (hub-loss-watch.js vouch). The
 // next hub finds the markers left under the hub it succeeds (js/hub/held-markers.js) and
 // keeps its reclaim window open until each is closed: its context re-registered (and dropped it),
 // or died (the browser closed it). Without it, such a context's lock went to a waiter 2.5 s after

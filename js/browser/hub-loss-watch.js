@@ -54,11 +54,14 @@ export class HubLossWatch extends HubLink {
   vouch() {
     const hubId = this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null;
     this.sentinel?.vouch(hubId, this.clientId);
-    // Until our sentinel has answered (it starts after our first answer: sendSentinelSoon), or
-    // without one (none can run here, or ours failed to start), a marker is what the next hub
-    // waits for if we are busy then. (It does not cover a context busy from its first callback's
-    // first line: an open made just before a long task reaches Chromium's storage only after it.)
-    this.heldMarker?.set(this.sentinel !== null && !this.sentinel.failed && this.sentinel.answered ? null : hubId);
+    // And a marker, for as long as we hold or wait under that hub: what the next hub waits for if
+    // we are busy then. Not only until our sentinel has answered: a sentinel speaks for us only by
+    // answering the next hub's announcement, and that hub waited for answers a fixed 100 ms (its
+    // start-up hold); a loaded machine's late answer let it grant a busy survivor's lock (CI run O,
+    // Chromium). The marker is found by listing storage, however late. (It does not cover a context
+    // busy from its first callback's first line: an open made just before a long task reaches
+    // Chromium's storage only after it.)
+    this.heldMarker?.set(hubId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */

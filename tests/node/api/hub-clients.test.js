@@ -464,11 +464,14 @@ test('a context\'s sentinel starts after its first request has been answered and
   await until(() => sentinel.ports.length > 0, 'the sentinel went to the hub after that');
 });
 
-test('a context holds a held marker under its hub until its sentinel has answered, then drops it', async (t) => {
-  // Its sentinel starts after its first answer: until it answers, the marker is what a successor
-  // of this hub waits for if the context is then busy (js/browser/held-marker.js). Measured in
+test('a context holds a held marker under its hub for as long as it holds or waits there, its sentinel answered or not, and drops it once it has nothing outstanding', async (t) => {
+  // Until its sentinel answers (it starts after the first answer) the marker is all a successor of
+  // this hub can wait for if the context is then busy (js/browser/held-marker.js). Measured in
   // Chromium, a window busy 30 ms after its first grant across a hub loss: its lock went to a
-  // waiter 2.4 s before its task ended in 3 runs of 3 without it, 0 of 3 with it.
+  // waiter 2.4 s before its task ended in 3 runs of 3 without it, 0 of 3 with it. After: a
+  // sentinel's answer to the successor's announcement that came after its 100 ms start-up hold
+  // let it grant a busy survivor's lock (CI run O, Chromium; with the hold at 1 ms, 2 runs of 4):
+  // the marker stays while the context holds, found by listing storage however late.
   const space = await lockSpace(t);
   const sentinel = handStartedSentinel(t);
   const indexedDB = new IDBFactory();
@@ -480,10 +483,11 @@ test('a context holds a held marker under its hub until its sentinel has answere
   await eventually(async () => (await indexedDB.databases()).length === 1, 'the marker exists');
   sentinel.answered = true;
   a.backend.vouch(); // what the sentinel's first answer does (js/browser/context.js onAnswer)
-  assert.equal(heldMarker.marker, null, 'dropped once the sentinel answered');
-  await eventually(async () => (await indexedDB.databases()).length === 0, 'and deleted');
+  assert.equal(heldMarkerHub(heldMarker.marker?.name ?? ''), 'first', 'still marked once the sentinel answered');
   holder.release();
   assert.equal((await holder.settled).ok, true);
+  await eventually(() => { a.backend.check(); return heldMarker.marker === null; }, 'dropped once nothing is outstanding');
+  await eventually(async () => (await indexedDB.databases()).length === 0, 'and deleted');
 });
 
 /** An IDBFactory whose marker opens complete only when the test says (`opens[i].succeed()`). */
