@@ -24,8 +24,17 @@ function nodeHost() {
       socket.on?.('open', unref);
     },
     busy(busy) {
-      if (busy && timer === null) timer = setInterval(() => {}, 0x7fffffff);
-      else if (!busy && timer !== null) { clearInterval(timer); timer = null; }
+      // One timer, ref'd while busy: cheaper than a new one per request (Deno's timers are
+      // numbers, without ref(): a new one each time there).
+      if (timer !== null && typeof timer.ref === 'function') {
+        if (busy) timer.ref();
+        else timer.unref();
+      } else if (busy && timer === null) {
+        timer = setInterval(() => {}, 0x7fffffff);
+      } else if (!busy && timer !== null) {
+        clearInterval(timer);
+        timer = null;
+      }
     },
   };
 }

@@ -30,7 +30,7 @@ export function etcdLocks(key, etcd) {
   return {
     newClient() {
       const backend = open();
-      return { clientId: backend.clientId, locks: createLockManager(backend), close: () => backend.close() };
+      return { clientId: backend.clientId, backend, locks: createLockManager(backend), close: () => backend.close() };
     },
     source: () => ({ observe: (sink) => view().observeSource().observe(sink) }),
     query: () => view().query(),

@@ -50,7 +50,8 @@ export function machineLocks(key, { folder = defaultFolder() } = {}) {
       const { backend, close, quiet } = open(identity);
       return {
         clientId: backend.clientId,
-        locks: createLockManager(backend),
+        backend,
+        locks: createLockManager(backend), // (for query())
         close,
         useToken: (token) => backend.useToken(token),
         claim: (token, held) => backend.claim(token, held),

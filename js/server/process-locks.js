@@ -16,7 +16,8 @@ export function processLocks() {
       const backend = new DeferredBackend(clientId, engine.then((e) => new EngineBackend(e, clientId)));
       return {
         clientId,
-        locks: createLockManager(backend),
+        backend,
+        locks: createLockManager(backend), // (for query())
         close: () => backend.start().then((target) => target.close(), () => {}),
         // (a nested request comes while its outer lock is held: the engine is loaded by then)
         setDeadlock: (value) => { if (backend.target !== null) backend.target.deadlock = value; },

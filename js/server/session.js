@@ -4,7 +4,15 @@
 // connection picks it up, frames and all.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { S, ACK_EVERY } from '../remote/protocol.js';
-import { currentHeld, runInsideHeld } from '../api/async-context.js';
+
+// A request's life on the server.
+const PENDING = 'pending';     // sent to the backend, not answered
+const HELD = 'held';           // granted (or, adopted, told held before the backend granted it back)
+const RELEASING = 'releasing'; // the client released it: the backend's release follows its open tickets
+const LOST = 'lost';           // taken away while told: kept until its holder's release
+const ABORTED = 'aborted';     // aborted by the client or the session's end: a late grant is released untold
+const DONE = 'done';
+const STOLEN = 'The lock was stolen by another request.';
 
 const GONE_WHY = {
   closed: 'The lock was released: the connection to the lock server closed.',
@@ -27,7 +35,10 @@ export class Session {
     this.clientId = client.clientId; // as query() shows it (the machine backend names its own)
     this.locks = client.locks;
     this.client = client;
+    this.backend = client.backend;   // the lock space's client (docs/api.md, "The backend contract")
     this.closeClient = client.close;
+    this.clientClosed = false;
+    this.keepingClient = 0;      // requests the engine client must outlive (closeClientIfDone)
     this.entries = new Map();    // client request id -> entry
     this.outstanding = 0;        // requests not settled + queries in flight + observers
     this.observers = new Map();  // client observer id -> stop()
@@ -134,96 +145,124 @@ export class Session {
   /**
    * `adopted`: what the client had in a session adopted (adopt): 'held' or 'releasing' (a lock it
    * was told it holds), 'waiting'. `under`: the id of the client's held lock in whose callback it
-   * was made: made here inside that lock's callback too, so the lock space looks for a deadlock
-   * (`reject`: one that would close a certain deadlock rejects with an OperationError).
+   * was made: the lock space looks for a deadlock through it (`reject`: one that would close a
+   * certain deadlock rejects with an OperationError).
+   * The request goes to the backend directly (docs/api.md, "The backend contract"), its entry the
+   * listener: no LockManager, promise or AbortSignal between a frame and the lock space.
    */
   request(id, name, mode, wait, adopted, under, reject = false) {
-    const controller = wait === 'wait' ? new AbortController() : undefined;
     const told = adopted === 'held' || adopted === 'releasing';
-    const entry = { id, name, mode, state: told ? 'held' : 'pending', controller, grant: null, hold: null, told, adopted, done: null };
+    const entry = new RemoteRequest(this, id, name, mode, wait, adopted, told);
     this.entries.set(id, entry);
     this.outstanding++;
-    const options = { mode, ifAvailable: wait === 'no-wait', steal: wait === 'preempt' };
-    if (controller !== undefined) options.signal = controller.signal;
+    this.keepingClient++;
     // Its token in the lock space is its id (machine-locks.js): an adopter names it so.
     if (adopted !== undefined) this.client.claim(id, told);
     else this.client.useToken?.(id);
     const outer = under === undefined ? undefined : this.entries.get(under);
-    const ask = () => this.locks.request(name, options, (lock) => this.granted(entry, lock));
-    let asked;
-    if (outer?.state === 'held' && outer.heldRequest !== undefined) {
-      this.client.setDeadlock?.(reject ? 'reject' : 'report');
-      try { asked = runInsideHeld(outer.heldRequest, ask); } finally { this.client.setDeadlock?.(undefined); }
-    } else {
-      asked = ask();
+    const within = outer !== undefined && outer.hasGrant && outer.state === HELD ? { under: outer.token } : undefined;
+    if (within === undefined) {
+      entry.token = this.backend.request(name, mode, wait, entry, undefined);
+      return;
     }
-    entry.done = asked.then(
-      () => this.settled(entry, null),
-      (error) => this.settled(entry, error),
-    );
+    this.client.setDeadlock?.(reject ? 'reject' : 'report');
+    try { entry.token = this.backend.request(name, mode, wait, entry, within); } finally { this.client.setDeadlock?.(undefined); }
   }
 
-  async granted(entry, lock) {
-    entry.heldRequest = currentHeld(); // (this callback's own: the client's nested requests are made inside it)
-    if (lock === null) {
-      entry.state = 'done';
-      this.send({ t: S.notAvailable, id: entry.id });
+  // ---- the backend's answers (RemoteRequest passes them on) ----
+
+  onGranted(entry, answer) {
+    entry.hasGrant = true;
+    if (entry.state === ABORTED || this.ended) {
+      // Aborted (or its session ended) while the grant was on its way: released untold.
+      entry.state = ABORTED;
+      this.releaseInBackend(entry);
       return;
     }
     const grant = {
-      name: lock.name, mode: lock.mode, fencingToken: lock.fencingToken ?? this.server.nextFencingToken(),
+      name: entry.name, mode: entry.mode, fencingToken: answer?.fencingToken ?? this.server.nextFencingToken(),
       session: this, tickets: new Set(),
     };
     entry.grant = grant;
-    entry.state = 'held';
-    const held = new Promise((resolve) => { entry.hold = resolve; });
-    if (this.ended) {
-      entry.state = 'done';
+    if (entry.state === RELEASING) { // (an adopted lock its client released before it came back)
+      this.releaseInBackend(entry);
       return;
     }
+    entry.state = HELD;
     this.space.addGrant(grant);
     // A stolen lock's open tickets still guard its resource: the thief starts after them.
-    await this.space.ticketsClear(grant.name, grant.mode, grant);
-    if (entry.adopted === 'releasing') this.release(entry.id); // (its release may not have reached the old process)
-    else if (entry.state === 'held' && !entry.told) {
-      entry.told = true;
-      this.send({ t: S.granted, id: entry.id, fence: grant.fencingToken });
-    }
-    await held;
-    // Released by its holder (or its session ended): its open tickets keep it until they are done.
-    await Promise.all([...grant.tickets].map((ticket) => ticket.closed));
+    if (this.space.ticketsBlock(grant)) this.space.ticketsClear(grant).then(() => this.tell(entry));
+    else this.tell(entry);
   }
 
-  settled(entry, error) {
+  tell(entry) {
+    if (entry.state !== HELD || this.ended) return; // stolen meanwhile, or its session ended (end() released it)
+    if (entry.adopted === 'releasing') this.release(entry.id); // (its release may not have reached the old process)
+    else if (!entry.told) {
+      entry.told = true;
+      this.send({ t: S.granted, id: entry.id, fence: entry.grant.fencingToken });
+    }
+  }
+
+  onNotAvailable(entry) {
+    this.leave(entry);
+    if (entry.state !== PENDING) return;
+    this.drop(entry);
+    this.send({ t: S.notAvailable, id: entry.id });
+  }
+
+  /** Taken away while held (a steal, the lock space's word): `why` becomes the client's AbortError. */
+  onStolen(entry, why) {
+    this.leave(entry);
     if (entry.grant !== null) this.space.endGrant(entry.grant);
-    if (error === null) {
-      if (entry.state !== 'lost') this.outstanding--;
-      if (entry.state === 'releasing') this.send({ t: S.released, id: entry.id, held: true });
-      if (entry.state !== 'lost') this.entries.delete(entry.id);
-      entry.state = entry.state === 'lost' ? 'lost' : 'done';
+    if (entry.state !== HELD && entry.state !== RELEASING) return;
+    if (entry.told) {
+      // The client's request() rejects with this AbortError's message. A lost entry stays (and
+      // counts in maxOutstanding) until its holder's release: a client stealing from itself in a
+      // loop cannot grow it without bound.
+      const releasing = entry.state === RELEASING || entry.adopted === 'releasing';
+      entry.state = LOST;
+      this.send({ t: S.lost, id: entry.id, why });
+      if (releasing) this.finishLost(entry);
       return;
     }
-    if ((entry.state === 'held' || entry.state === 'releasing') && entry.told) {
-      // Stolen while held: the client's request() rejects with this AbortError's message.
-      // A lost entry stays (and counts in maxOutstanding) until its holder's release: a client
-      // stealing from itself in a loop cannot grow it without bound.
-      const releasing = entry.state === 'releasing' || entry.adopted === 'releasing';
-      entry.state = 'lost';
-      this.send({ t: S.lost, id: entry.id, why: error.message });
-      if (releasing) this.finishRelease(entry);
+    // Stolen before its grant was told, while a ticket held it back: for the client, a request
+    // that failed with the steal's AbortError.
+    this.drop(entry);
+    this.send({ t: S.failed, id: entry.id, name: 'AbortError', message: why });
+  }
+
+  onFailed(entry, error) {
+    const message = String(error?.message ?? error);
+    if (entry.told && (entry.state === HELD || entry.state === RELEASING)) {
+      this.onStolen(entry, message);
       return;
     }
+    this.leave(entry);
+    if (entry.state === ABORTED || entry.state === DONE) return;
+    this.drop(entry);
+    this.send({ t: S.failed, id: entry.id, name: error?.name ?? 'Error', message });
+  }
+
+  /** The request is out of the backend (released, refused, stolen, aborted). */
+  leave(entry) {
+    entry.inBackend = false;
+    this.letGo(entry);
+  }
+
+  /** The engine client need not outlive the request: it closes after the last (closeClientIfDone). */
+  letGo(entry) {
+    if (!entry.keepsClient) return;
+    entry.keepsClient = false;
+    this.keepingClient--;
+    this.closeClientIfDone();
+  }
+
+  /** No longer the client's business: it stops counting. */
+  drop(entry) {
+    entry.state = DONE;
     this.outstanding--;
-    // (Stolen before its grant was told, while a ticket held it back: for the client, a request
-    // that failed with the steal's AbortError.)
-    entry.hold?.();
-    if (entry.state === 'aborting') {
-      this.entries.delete(entry.id);
-      this.send({ t: S.aborted, id: entry.id, removed: true });
-      return;
-    }
     this.entries.delete(entry.id);
-    this.send({ t: S.failed, id: entry.id, name: error?.name ?? 'Error', message: String(error?.message ?? error) });
   }
 
   /** A request or query over maxOutstanding: refused alone, with a QuotaExceededError. */
@@ -236,32 +275,70 @@ export class Session {
 
   release(id) {
     const entry = this.entries.get(id);
-    if (entry === undefined || entry.state === 'lost') {
-      if (entry !== undefined) this.finishRelease(entry);
-      else this.send({ t: S.released, id, held: false });
+    if (entry === undefined) {
+      this.send({ t: S.released, id, held: false });
       return;
     }
-    if (entry.state !== 'held') return; // a release of a request never granted: the client's mistake, ignored
-    entry.state = 'releasing';
-    this.space.endGrant(entry.grant); // fence() refuses its token from now on
-    entry.hold();
+    if (entry.state === LOST) {
+      this.finishLost(entry);
+      return;
+    }
+    if (entry.state !== HELD) return; // a release of a request never granted: the client's mistake, ignored
+    entry.state = RELEASING;
+    if (entry.grant !== null) this.space.endGrant(entry.grant); // fence() refuses its token from now on
+    if (entry.hasGrant) this.releaseAfterTickets(entry);
+    // (else an adopted lock not granted back yet: released when it is, onGranted)
   }
 
-  finishRelease(entry) {
-    this.entries.delete(entry.id);
-    this.outstanding--;
-    entry.hold?.(); // its server-side callback ends too (its lock went long ago)
+  /** Released by its holder (or its session ended): its open tickets keep it until they are done. */
+  releaseAfterTickets(entry) {
+    const tickets = entry.grant?.tickets;
+    if (tickets === undefined || tickets.size === 0) this.releaseInBackend(entry);
+    else Promise.all([...tickets].map((ticket) => ticket.closed)).then(() => this.releaseInBackend(entry));
+  }
+
+  releaseInBackend(entry) {
+    if (!entry.inBackend || this.clientClosed) return; // stolen meanwhile (told then), or the client is closed
+    // A lock found gone calls onStolen from inside release(); a remote lock space's release
+    // answers with a promise, and calls it before resolving (docs/api.md, "The backend contract").
+    const answer = this.backend.release(entry.token);
+    if (answer !== undefined && answer !== null && typeof answer.then === 'function') {
+      const done = () => this.released(entry);
+      answer.then(done, done);
+    } else {
+      this.released(entry);
+    }
+  }
+
+  released(entry) {
+    this.leave(entry);
+    if (entry.state !== RELEASING) return; // lost meanwhile (the client was told), aborted or its session ended
+    this.drop(entry);
+    this.send({ t: S.released, id: entry.id, held: true });
+  }
+
+  /** The holder's release of a lock it had lost: the lock went long ago. */
+  finishLost(entry) {
+    this.drop(entry);
     this.send({ t: S.released, id: entry.id, held: false });
   }
 
   abort(id) {
     const entry = this.entries.get(id);
-    if (entry === undefined || entry.state !== 'pending' || entry.controller === undefined) {
+    if (entry === undefined || entry.state !== PENDING || entry.wait !== 'wait') {
       this.send({ t: S.aborted, id, removed: false });
       return;
     }
-    entry.state = 'aborting';
-    entry.controller.abort();
+    // Removed for the client at once; a grant already on its way is released untold (onGranted).
+    entry.state = ABORTED;
+    this.outstanding--;
+    this.entries.delete(id);
+    this.abortInBackend(entry);
+    this.send({ t: S.aborted, id, removed: true });
+  }
+
+  abortInBackend(entry) {
+    this.backend.abort(entry.token).then((removed) => { if (removed) this.leave(entry); }, () => this.letGo(entry));
   }
 
   query(id) {
@@ -315,17 +392,56 @@ export class Session {
     this.observers.clear();
     for (const entry of this.entries.values()) {
       if (entry.grant !== null) this.space.endGrant(entry.grant);
-      if (entry.state === 'pending' && entry.controller !== undefined) entry.controller.abort();
-      else if (entry.state === 'held' || entry.state === 'releasing' || entry.state === 'lost') entry.hold?.(); // (none yet: an adopted lock not granted back)
+      if (entry.state === PENDING) {
+        // A wait is aborted; a grant already on its way is released untold (onGranted). The
+        // client need not wait for the answer: its close (agent termination, spec 2.6) ends
+        // whatever comes late. A no-wait or preempt request settles by itself, soon.
+        entry.state = ABORTED;
+        if (entry.wait === 'wait') {
+          this.abortInBackend(entry);
+          this.letGo(entry);
+        }
+      } else if (entry.state === HELD) {
+        entry.state = RELEASING;
+        if (entry.hasGrant) this.releaseAfterTickets(entry);
+        // (else an adopted lock not granted back yet: released when it is, onGranted)
+      }
     }
     this.outbox = [];
     this.server.sessionEnded(this);
     // Locks under open tickets are released when their tickets close; the engine client closes
-    // then (its close would release them at once). Waits pass through the abort above.
-    // The client closes once every request of it has settled: its locks released (after their
-    // open tickets) and its waits aborted, each through the LockManager as a release or an abort
-    // would be; closing the client first would end them all at once, tickets or not.
-    const settling = [...this.entries.values()].map((entry) => entry.done);
-    Promise.all(settling).then(() => setImmediate(this.closeClient));
+    // once every request of it is out of the backend (closing it first would release them all at
+    // once, tickets or not).
+    this.closeClientIfDone();
   }
+
+  closeClientIfDone() {
+    if (!this.ended || this.keepingClient !== 0 || this.clientClosed) return;
+    this.clientClosed = true;
+    setImmediate(this.closeClient);
+  }
+}
+
+/** One request of the client: the backend's listener for it (docs/api.md, "The backend contract"). */
+class RemoteRequest {
+  constructor(session, id, name, mode, wait, adopted, told) {
+    this.session = session;
+    this.id = id;
+    this.name = name;
+    this.mode = mode;
+    this.wait = wait;
+    this.adopted = adopted;
+    this.told = told;         // the client was told it holds the lock
+    this.state = told ? HELD : PENDING;
+    this.hasGrant = false;    // the backend granted it
+    this.inBackend = true;    // the backend has it: release() or abort() may be called
+    this.keepsClient = true;  // counted in the session's keepingClient
+    this.token = 0;           // the backend's
+    this.grant = null;        // { name, mode, fencingToken, session, tickets }: what fence() can name
+  }
+
+  granted(token, answer) { this.session.onGranted(this, answer); }
+  notAvailable() { this.session.onNotAvailable(this); }
+  stolen(token, message) { this.session.onStolen(this, typeof message === 'string' ? message : STOLEN); }
+  failed(token, error) { this.session.onFailed(this, error); }
 }

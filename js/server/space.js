@@ -98,15 +98,22 @@ export class Space {
     this.checkIdle();
   }
 
-  /**
-   * Resolves once no open ticket of another grant on `name` conflicts with `mode`: a thief's grant
-   * (steal) waits here for the tickets of the lock it took.
-   */
-  async ticketsClear(name, mode, grant) {
+  /** The open tickets of other grants on the grant's name that conflict with its mode. */
+  blockingTickets(grant) {
+    const set = this.tickets.get(grant.name);
+    if (set === undefined) return [];
+    return [...set].filter((t) => t.grant !== grant && (t.mode === 'exclusive' || grant.mode === 'exclusive'));
+  }
+
+  /** Whether a new grant must wait for tickets (a thief's grant, steal, for those of the lock it took). */
+  ticketsBlock(grant) {
+    return this.tickets.has(grant.name) && this.blockingTickets(grant).length !== 0;
+  }
+
+  /** Resolves once no open ticket of another grant conflicts with the grant (ticketsBlock). */
+  async ticketsClear(grant) {
     for (;;) {
-      const set = this.tickets.get(name);
-      if (set === undefined) return;
-      const blocking = [...set].filter((t) => t.grant !== grant && (t.mode === 'exclusive' || mode === 'exclusive'));
+      const blocking = this.blockingTickets(grant);
       if (blocking.length === 0) return;
       await Promise.all(blocking.map((t) => t.closed));
     }

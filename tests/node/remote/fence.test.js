@@ -43,7 +43,7 @@ test('an open ticket keeps a released lock from the next holder until done(); th
   let nextGranted = false;
   next.granted.then(() => { nextGranted = true; });
   // The release is refused to fence() at once (a new ticket gets 409), but the lock stays held.
-  await until(() => lockServer.fence(req('s1', lockHeaders({ name: 'doc', mode: 'exclusive', fencingToken: ticket.fencingToken }))).then(() => false, (e) => e.status === 409));
+  await until(() => lockServer.fence(req('s1', lockHeaders({ name: 'doc', mode: 'exclusive', fencingToken: ticket.fencingToken }))).then((early) => { early.done(); return false; }, (e) => e.status === 409));
   const state = await b.query();
   assert.equal(named(state.held, 'doc').length, 1, 'still held while the ticket is open');
   assert.equal(named(state.pending, 'doc').length, 1);
