@@ -12,6 +12,11 @@ import { LockCore } from './lock-core.js';
 /** @import { UnbatchedHubMessage } from './protocol.js' */
 /** @import { HubConnection, Ending } from './connection.js' */
 
+// A microtask without queueMicrotask's cost: Node wraps each queueMicrotask callback in an
+// AsyncResource (7% of the machine hub's busy time, measured); a reaction to a resolved promise
+// lands in the same FIFO microtask queue, so the order is the same.
+const RESOLVED = Promise.resolve();
+
 export class HubTransport extends LockCore {
   /**
    * @param engine  an Engine (js/engine)
@@ -76,7 +81,7 @@ export class HubTransport extends LockCore {
     this.flushRun();
     if (!conn.batching) return conn.post(message);
     this.run = { conn, messages: [message] };
-    queueMicrotask(this.flushRunTask);
+    RESOLVED.then(this.flushRunTask);
     return undefined;
   }
 
