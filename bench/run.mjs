@@ -1,6 +1,7 @@
 // The bench command (scripts/bench.sh runs it after setup and build):
 //   node bench/run.mjs [--rounds N] [--only browser,node,machine,growth,size] [--filter text,...] [--contenders a,b]
-// Writes build/bench/latest.json and bench/results/latest.md, and prints the markdown.
+// Writes build/bench/latest.json and bench/results/latest.md (a part of the bench: build/bench/partial.md
+// and .json), and prints the markdown.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -22,9 +23,13 @@ const { values } = parseArgs({
     only: { type: 'string', default: 'size,growth,node,machine,browser' },
     filter: { type: 'string' },
     contenders: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/latest.md' },
+    out: { type: 'string' },
   },
 });
+// Only a whole run replaces the committed results; a part (--only, --filter, --contenders) goes to
+// build/bench/partial.md unless --out says where.
+const whole = values.only === 'size,growth,node,machine,browser' && !values.filter && !values.contenders;
+const out = values.out ?? (whole ? 'bench/results/latest.md' : 'build/bench/partial.md');
 const rounds = Number(values.rounds);
 const parts = values.only.split(',');
 const filter = values.filter ? values.filter.split(',') : null;
@@ -85,8 +90,8 @@ if (parts.includes('browser')) { log('browser'); results.comparisons.push(...awa
 results.machine.loadAverageAtEnd = os.loadavg().map((l) => Number(l.toFixed(2)));
 
 // The JSON goes to build/bench/latest.json for the default output, else next to the markdown.
-const markdownPath = path.resolve(root, values.out);
-const jsonPath = values.out === 'bench/results/latest.md'
+const markdownPath = path.resolve(root, out);
+const jsonPath = out === 'bench/results/latest.md'
   ? path.join(root, 'build/bench/latest.json')
   : markdownPath.replace(/\.md$/, '') + '.json';
 mkdirSync(path.dirname(jsonPath), { recursive: true });

@@ -258,8 +258,9 @@ export class Session {
     this.closeClientIfDone();
   }
 
-  /** No longer the client's business: it stops counting. */
+  /** No longer the client's business: it stops counting, and fence() no longer names its lock. */
   drop(entry) {
+    if (entry.grant !== null) this.space.endGrant(entry.grant);
     entry.state = DONE;
     this.outstanding--;
     this.entries.delete(entry.id);
