@@ -151,6 +151,14 @@ export class Session {
    * listener: no LockManager, promise or AbortSignal between a frame and the lock space.
    */
   request(id, name, mode, wait, adopted, under, reject = false) {
+    // What request() itself refuses (spec request() steps 5 and 7), for a client that did not ask
+    // through a LockManager: the backend takes any name and mode.
+    const refused = name.charCodeAt(0) === 0x2d ? "Names starting with '-' are reserved."
+      : wait === 'preempt' && mode !== 'exclusive' ? "The 'steal' option may only be used with 'exclusive' locks." : null;
+    if (refused !== null) {
+      this.send({ t: S.failed, id, name: 'NotSupportedError', message: refused });
+      return;
+    }
     const told = adopted === 'held' || adopted === 'releasing';
     const entry = new RemoteRequest(this, id, name, mode, wait, adopted, told);
     this.entries.set(id, entry);

@@ -172,3 +172,29 @@ test('a backend that cannot take a client (a machine folder whose socket path is
   assert.equal(lockServer.stats().sessions, 0);
   await assert.rejects(manager().query(), { name: 'AbortError' }, 'and again for the next client: the server is still up');
 });
+
+test('what request() itself refuses, sent as raw frames (a name starting with \'-\', a steal of a shared lock): failed with NotSupportedError, nothing taken, the connection goes on', async (t) => {
+  const { url, manager } = await startServer(t);
+  const check = await bystander(t, manager);
+  const socket = await raw(url());
+  await welcomed(socket);
+  const frames = [];
+  socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+  const answer = async (id) => {
+    await until(() => frames.some((f) => f.id === id), `an answer to request ${id}`);
+    return frames.find((f) => f.id === id);
+  };
+  socket.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: '-reserved', mode: 'exclusive', wait: 'wait' }));
+  socket.send(JSON.stringify({ t: 'req', s: 2, a: 0, id: 2, name: 'bystander', mode: 'shared', wait: 'preempt' }));
+  socket.send(JSON.stringify({ t: 'req', s: 3, a: 0, id: 3, name: 'fine', mode: 'exclusive', wait: 'wait' }));
+  for (const id of [1, 2]) {
+    const refused = await answer(id);
+    assert.equal(refused.t, 'failed');
+    assert.equal(refused.name, 'NotSupportedError');
+  }
+  assert.equal((await answer(3)).t, 'granted', 'the connection goes on');
+  const state = await manager().query();
+  assert.deepEqual(named(state.held, '-reserved'), []);
+  socket.close();
+  await check();
+});
