@@ -4,47 +4,11 @@
 // client is told and by the lock's next holder, never by time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import WebSocket from 'ws';
 import { lockHeaders } from '../../../js/remote/node.js';
-import { startServer, until, hold, named } from './support.js';
+import { startServer, until, hold, named, rawClient } from './support.js';
 
 // A lock that never passes on fails its test instead of hanging the run.
 const LIVE = { timeout: 30_000 };
-
-/** A raw client, welcomed; `frames` collects what the server sends it. */
-async function rawClient(url) {
-  const socket = new WebSocket(url);
-  socket.on('error', () => {});
-  await once(socket, 'open');
-  const frames = [];
-  const waiters = [];
-  socket.on('message', (data) => {
-    frames.push(JSON.parse(String(data)));
-    for (const waiter of waiters.splice(0)) waiter();
-  });
-  socket.send(JSON.stringify({ t: 'hello', v: 1 }));
-  let s = 0;
-  const client = {
-    socket,
-    frames,
-    /** Sends the frames in one write (one TCP segment on loopback): the server reads them in one turn. */
-    sendTogether(...list) {
-      socket._socket.cork();
-      for (const frame of list) socket.send(JSON.stringify({ ...frame, s: ++s, a: 0 }));
-      socket._socket.uncork();
-    },
-    async frameFor(type, id) {
-      for (;;) {
-        const found = frames.find((f) => f.t === type && f.id === id);
-        if (found !== undefined) return found;
-        await new Promise((resolve) => waiters.push(resolve));
-      }
-    },
-  };
-  await client.frameFor('welcome', undefined);
-  return client;
-}
 
 test('a request and its abort read in one turn, the grant already on its way: the client is told aborted, never granted, and the lock passes to the next waiter', LIVE, async (t) => {
   const { url, manager } = await startServer(t);

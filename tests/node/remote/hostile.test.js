@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { CLOSE } from '../../../js/remote/protocol.js';
-import { startServer, until, hold, named } from './support.js';
+import { startServer, until, hold, named, rawClient } from './support.js';
 
 /** A raw WebSocket to the server, open. */
 async function raw(url, options) {
@@ -173,28 +173,23 @@ test('a backend that cannot take a client (a machine folder whose socket path is
   await assert.rejects(manager().query(), { name: 'AbortError' }, 'and again for the next client: the server is still up');
 });
 
-test('what request() itself refuses, sent as raw frames (a name starting with \'-\', a steal of a shared lock): failed with NotSupportedError, nothing taken, the connection goes on', async (t) => {
+test('what request() itself refuses, sent as raw frames (a name starting with \'-\', a steal of a shared lock): failed with NotSupportedError, nothing taken, the connection goes on', { timeout: 30_000 }, async (t) => {
   const { url, manager } = await startServer(t);
   const check = await bystander(t, manager);
-  const socket = await raw(url());
-  await welcomed(socket);
-  const frames = [];
-  socket.on('message', (data) => frames.push(JSON.parse(String(data))));
-  const answer = async (id) => {
-    await until(() => frames.some((f) => f.id === id), `an answer to request ${id}`);
-    return frames.find((f) => f.id === id);
-  };
-  socket.send(JSON.stringify({ t: 'req', s: 1, a: 0, id: 1, name: '-reserved', mode: 'exclusive', wait: 'wait' }));
-  socket.send(JSON.stringify({ t: 'req', s: 2, a: 0, id: 2, name: 'bystander', mode: 'shared', wait: 'preempt' }));
-  socket.send(JSON.stringify({ t: 'req', s: 3, a: 0, id: 3, name: 'fine', mode: 'exclusive', wait: 'wait' }));
+  const client = await rawClient(url());
+  client.sendTogether(
+    { t: 'req', id: 1, name: '-reserved', mode: 'exclusive', wait: 'wait' },
+    { t: 'req', id: 2, name: 'bystander', mode: 'shared', wait: 'preempt' },
+    { t: 'req', id: 3, name: 'fine', mode: 'exclusive', wait: 'wait' },
+  );
   for (const id of [1, 2]) {
-    const refused = await answer(id);
-    assert.equal(refused.t, 'failed');
+    const refused = await client.frameFor('failed', id);
     assert.equal(refused.name, 'NotSupportedError');
   }
-  assert.equal((await answer(3)).t, 'granted', 'the connection goes on');
+  await client.frameFor('granted', 3); // the connection goes on
+  assert.deepEqual(client.frames.filter((f) => f.id === 1 || f.id === 2).map((f) => f.t), ['failed', 'failed'], 'each refused, nothing else');
   const state = await manager().query();
   assert.deepEqual(named(state.held, '-reserved'), []);
-  socket.close();
+  client.socket.close();
   await check();
 });

@@ -1,6 +1,8 @@
 // A lock server on a loopback HTTP server for the remote tests, and small helpers. Nothing here
 // waits on time to prove anything: tests wait for events (grants, query() snapshots, stats()).
 import http from 'node:http';
+import { once } from 'node:events';
+import WebSocket from 'ws';
 import { createLockServer } from '../../../js/server/index.js';
 import { createLockManager } from '../../../js/remote/node.js';
 
@@ -58,3 +60,37 @@ export function hold(locks, name, options = {}) {
 }
 
 export const named = (list, name) => list.filter((info) => info.name === name);
+
+/** A raw client, welcomed; `frames` collects what the server sends it. */
+export async function rawClient(url) {
+  const socket = new WebSocket(url);
+  socket.on('error', () => {});
+  await once(socket, 'open');
+  const frames = [];
+  const waiters = [];
+  socket.on('message', (data) => {
+    frames.push(JSON.parse(String(data)));
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  socket.send(JSON.stringify({ t: 'hello', v: 1 }));
+  let s = 0;
+  const client = {
+    socket,
+    frames,
+    /** Sends the frames in one write (one TCP segment on loopback): the server reads them in one turn. */
+    sendTogether(...list) {
+      socket._socket.cork();
+      for (const frame of list) socket.send(JSON.stringify({ ...frame, s: ++s, a: 0 }));
+      socket._socket.uncork();
+    },
+    async frameFor(type, id) {
+      for (;;) {
+        const found = frames.find((f) => f.t === type && f.id === id);
+        if (found !== undefined) return found;
+        await new Promise((resolve) => waiters.push(resolve));
+      }
+    },
+  };
+  await client.frameFor('welcome', undefined);
+  return client;
+}
