@@ -155,21 +155,21 @@ class LockRequest {
   }
 }
 
-export class LockManager {
-  #backend;
-  #opaqueOrigin;
+// Each LockManager's internal slots (its backend, and whether its origin is opaque). A WeakMap,
+// not private fields: see lock.js.
+const slots = new WeakMap();
 
+/** Backends of windows say whether their Document is fully active (backend.isFullyActive). */
+function checkFullyActive(backend) {
+  if (typeof backend.isFullyActive === 'function' && !backend.isFullyActive()) {
+    throw domException('The document is not fully active.', 'InvalidStateError');
+  }
+}
+
+export class LockManager {
   constructor(key, backend, opaqueOrigin) {
     if (key !== CONSTRUCT) throw new TypeError('Illegal constructor');
-    this.#backend = backend;
-    this.#opaqueOrigin = opaqueOrigin;
-  }
-
-  /** Backends of windows say whether their Document is fully active (backend.isFullyActive). */
-  #checkFullyActive() {
-    if (typeof this.#backend.isFullyActive === 'function' && !this.#backend.isFullyActive()) {
-      throw domException('The document is not fully active.', 'InvalidStateError');
-    }
+    slots.set(this, { backend, opaqueOrigin });
   }
 
   /**
@@ -179,7 +179,8 @@ export class LockManager {
    */
   request(name, callback) {
     try {
-      if (!(#backend in this)) throw new TypeError("Illegal invocation: 'request' called on an object that is not a LockManager");
+      const own = slots.get(this);
+      if (own === undefined) throw new TypeError("Illegal invocation: 'request' called on an object that is not a LockManager");
       const argc = arguments.length;
       if (argc < 2) {
         throw new TypeError(`Failed to execute 'request' on 'LockManager': 2 arguments required, but only ${argc} present.`);
@@ -200,11 +201,11 @@ export class LockManager {
       // the environment (step 3 there) and so before any check of the name: a Window whose
       // Document is not fully active rejects with an InvalidStateError (a removed iframe's
       // navigator.locks).
-      this.#checkFullyActive();
+      checkFullyActive(own.backend);
       // Step 4: an opaque origin rejects with a SecurityError, before the name is looked at and
       // before the backend is asked anything, so no later layer (the hub's start under the page's
       // Trusted Types policy, say) can answer first with another error.
-      if (this.#opaqueOrigin) throw opaqueOriginError();
+      if (own.opaqueOrigin) throw opaqueOriginError();
       // Step 5.
       if (lockName.charCodeAt(0) === 0x2d) {
         throw domException("Names starting with '-' are reserved.", 'NotSupportedError');
@@ -228,7 +229,7 @@ export class LockManager {
       let resolve;
       let reject;
       const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
-      const backend = this.#backend;
+      const backend = own.backend;
       const request = new LockRequest(backend, lockName, options.mode, grantedCallback, signal, resolve, reject);
       const waitMode = options.steal ? 'preempt' : options.ifAvailable ? 'no-wait' : 'wait';
       // Made inside the callback of a lock this context holds (its async context says so)?
@@ -246,19 +247,20 @@ export class LockManager {
 
   /** https://w3c.github.io/web-locks/#dom-lockmanager-query : spec 4.5, a fresh snapshot. */
   query() {
-    if (!(#backend in this)) {
+    const own = slots.get(this);
+    if (own === undefined) {
       return Promise.reject(new TypeError("Illegal invocation: 'query' called on an object that is not a LockManager"));
     }
     // As request(): a Document that is not fully active rejects (the Editor's Draft's step 2);
     // steps 1-2: an opaque origin rejects with a SecurityError.
     try {
-      this.#checkFullyActive();
-      if (this.#opaqueOrigin) throw opaqueOriginError();
+      checkFullyActive(own.backend);
+      if (own.opaqueOrigin) throw opaqueOriginError();
     } catch (error) {
       return Promise.reject(error);
     }
     // Steps 3-5: the backend snapshots the lock state; copy it into new LockInfo dictionaries.
-    return this.#backend.query().then((state) => ({
+    return own.backend.query().then((state) => ({
       held: state.held.map(toLockInfo),
       pending: state.pending.map(toLockInfo),
     }));

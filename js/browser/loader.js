@@ -9,7 +9,7 @@
 // Written for size: no ?? or ?. (the classic bundle's target lowers them).
 import { pendingLocks } from './pending-locks.js';
 
-const INSTALLED = Symbol.for('weblocks-wasm.installed');
+export const INSTALLED = Symbol.for('weblocks-wasm.installed');
 /** The pending LockManager of this context, while the rest loads (install.js replaces it). */
 const PENDING = Symbol.for('weblocks-wasm.pending');
 
@@ -31,30 +31,37 @@ export function needsPolyfill(scope, force) {
 }
 
 /**
- * install() of the loader entries. options: as install.js's (force, hubUrl, requireHub, ...);
- * loadRest() -> Promise<{ install(options) }>; what: the rest's file, for the error; fix: what
- * to do about it; prepare(scope): worker-patch.js's, what cannot wait. Returns this context's
- * LockManager (the pending one until the rest loads), or null where a working native one was
- * left in place.
- * @param {() => Promise<{ install(options: any): any }>} loadRest
+ * The error of a rest that could not be loaded (what: its file or chunk; fix: what to do about it).
+ * @returns {(error: any) => DOMException}
  */
-export function installWhereNeeded(options, loadRest, what, fix, prepare) {
+export const restFailure = (what, fix) => (error) => new DOMException(`Web Locks: the rest of the polyfill, ${what}, could not be loaded (${error.message || error}). ${fix}`, 'NotSupportedError');
+
+/**
+ * install() of the loader entries. options: as install.js's (force, hubUrl, requireHub, ...);
+ * loadRest(options) -> Promise<the real LockManager>: loads the rest and installs it with these
+ * options; failure(error): the error to give every call when the rest cannot be loaded
+ * (restFailure); prepare(scope): worker-patch.js's, what cannot wait. Returns this context's
+ * LockManager (the pending one until the rest loads), or null where a working native one was left
+ * in place.
+ * @param {(options: any) => Promise<any>} loadRest
+ * @param {(error: any) => DOMException} failure
+ */
+export function installWhereNeeded(options, loadRest, failure, prepare) {
   const scope = options.scope || globalThis;
   const force = options.force === undefined ? scope.WEBLOCKS_FORCE === true : options.force;
-  if (scope[INSTALLED] || scope[PENDING] || !needsPolyfill(scope, force)) return scope[INSTALLED] || scope[PENDING] || null;
-  const [locks, serve, fail] = pendingLocks();
-  scope[PENDING] = locks;
-  // An own property of this navigator: install.js's serveLocks deletes it as it serves the real one.
-  Object.defineProperty(scope.navigator, 'locks', { value: locks, configurable: true, enumerable: true });
-  prepare(scope);
-  Promise.resolve().then(loadRest).then((rest) => {
-    const real = rest.install({ ...options, force });
+  const present = scope[INSTALLED] || scope[PENDING];
+  if (present || !needsPolyfill(scope, force)) return present || null;
+  const ready = Promise.resolve({ ...options, force }).then(loadRest).then((real) => {
     if (!real) throw Error('it installed nothing');
-    serve(real);
+    return real;
   }).catch((error) => {
-    const failure = new DOMException(`Web Locks: the rest of the polyfill, ${what}, could not be loaded (${error.message || error}). ${fix}`, 'NotSupportedError');
-    fail(failure);
-    (scope.reportError || console.error)(failure);
+    const failed = failure(error);
+    (scope.reportError || console.error)(failed);
+    throw failed;
   });
+  const locks = pendingLocks(ready);
+  // An own property of this navigator: install.js's serveLocks deletes it as it serves the real one.
+  Object.defineProperty(scope.navigator, 'locks', { value: scope[PENDING] = locks, configurable: true, enumerable: true });
+  prepare(scope);
   return locks;
 }

@@ -11,8 +11,8 @@
 // classic loader and the bundle it loads (two copies) share it.
 // Written for size (the loader's budget): no ?? or ?. (the classic bundle's target lowers them).
 
-/** Appended to the name of every worker a polyfilled context creates. */
-export const NAME_MARK = ' [weblocks-wasm: the creator hands out hub ports]';
+/** Appended to the name of every worker a polyfilled context creates: its creator hands out hub ports. */
+export const NAME_MARK = ' [weblocks-wasm]';
 
 // js/hub/protocol.js PORT_MARKER (kept equal by tests/node/package/loader.test.js): importing
 // protocol.js would bring its tables into the loader.
@@ -28,31 +28,30 @@ const markerIn = (data) => data && data[PORT_MARKER];
 /**
  * Does at once what cannot wait for the rest: patches scope.Worker (once), and in a dedicated
  * worker takes the creator's mark and listens for its answers. The state, for worker-ports.js:
- *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, ended, queue }: handle(event)
- *     answers the marked messages of the workers created here (they wait in queue until it is
- *     set); ended(worker) hears terminate() (before the rest has loaded, what the worker asked is
- *     dropped: a terminated worker gets no port).
- *   scope[Symbol.for('weblocks-wasm.creator-mark')]: whether this worker's creator answers;
- *   scope[Symbol.for('weblocks-wasm.parent-inbox')] = { handle(marker, event) }: its answers.
+ *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, queue }: handle(thing) hears,
+ *     in the order they happened, the marked messages (events) of the workers created here and
+ *     their terminate() calls (the workers themselves); until the rest sets it, they wait in
+ *     queue.
+ *   scope[Symbol.for('weblocks-wasm.parent-inbox')]: in a dedicated worker, false where its
+ *     creator does not answer (no mark), else { handle(event) }: the creator's marked messages
+ *     (its answers), taken out of app code's sight; the rest checks them before acting.
  */
 export function prepareContext(scope) {
   patchWorker(scope);
-  const markKey = Symbol.for('weblocks-wasm.creator-mark');
-  if (!(scope.DedicatedWorkerGlobalScope && scope instanceof scope.DedicatedWorkerGlobalScope) || markKey in scope) return;
+  const inboxKey = Symbol.for('weblocks-wasm.parent-inbox');
+  if (!(scope.DedicatedWorkerGlobalScope && scope instanceof scope.DedicatedWorkerGlobalScope) || inboxKey in scope) return;
   // A dedicated worker: did its creator load the polyfill? Then app code reads the name it gave.
   const name = typeof scope.name === 'string' ? scope.name : '';
-  const marked = name.endsWith(NAME_MARK);
-  Object.defineProperty(scope, markKey, { value: marked, configurable: true });
-  if (!marked) return;
-  Object.defineProperty(scope, 'name', { value: name.slice(0, -NAME_MARK.length), configurable: true, enumerable: true });
-  const inbox = { handle: null };
-  Object.defineProperty(scope, Symbol.for('weblocks-wasm.parent-inbox'), { value: inbox, configurable: true });
-  scope.addEventListener('message', (event) => {
-    const marker = markerIn(event.data);
-    if (marker !== 'port' && marker !== 'no-port') return;
-    event.stopImmediatePropagation();
-    if (inbox.handle) inbox.handle(marker, event);
-  });
+  const inbox = scope[inboxKey] = name.endsWith(NAME_MARK) && { handle: null };
+  if (inbox) {
+    Object.defineProperty(scope, 'name', { value: name.slice(0, -NAME_MARK.length), configurable: true, enumerable: true });
+    scope.addEventListener('message', (event) => {
+      if (markerIn(event.data)) {
+        event.stopImmediatePropagation();
+        if (inbox.handle) inbox.handle(event);
+      }
+    });
+  }
 }
 
 /** The creating side alone (the classic loader: a worker loads the rest at once, by importScripts). */
@@ -60,19 +59,22 @@ export function patchWorker(scope) {
   const NativeWorker = scope.Worker;
   const patchKey = Symbol.for('weblocks-wasm.worker-patch');
   if (typeof NativeWorker === 'function' && !NativeWorker[patchKey]) {
-    const state = { handle: null, ended: null, queue: [] };
+    const state = { handle: null, queue: [] };
+    const pass = (thing) => (state.handle ? state.handle(thing) : state.queue.push(thing));
     const route = (event) => {
-      if (!markerIn(event.data)) return;
-      event.stopImmediatePropagation();
-      if (state.handle) state.handle(event);
-      else state.queue.push(event);
+      if (markerIn(event.data)) {
+        event.stopImmediatePropagation();
+        pass(event);
+      }
     };
-    const Worker = class Worker extends NativeWorker {
+    // Assigned: the global's Worker property keeps its attributes (writable, configurable, not enumerable).
+    (scope.Worker = /** @type {any} */ (class Worker extends NativeWorker {
       constructor(url, options) {
-        // WorkerOptions read once, here (anything but an object or nothing: the native TypeError).
+        // WorkerOptions read once, here (anything but an object or nothing: the native TypeError;
+        // the name converted as a DOMString is, by a template literal: a symbol throws).
         const opts = options === undefined || options === null ? {} : options;
         super(url, Object(opts) === opts
-          ? { credentials: opts.credentials, name: (opts.name === undefined ? '' : String(opts.name)) + NAME_MARK, type: opts.type }
+          ? { credentials: opts.credentials, name: `${opts.name === undefined ? '' : opts.name}${NAME_MARK}`, type: opts.type }
           : opts);
         // Registered before any listener app code can add: it runs first.
         this.addEventListener('message', route);
@@ -80,12 +82,8 @@ export function patchWorker(scope) {
 
       terminate() {
         super.terminate();
-        if (state.ended) state.ended(this);
-        else state.queue = state.queue.filter((event) => event.target !== this);
+        pass(this);
       }
-    };
-    /** @type {any} */ (Worker)[patchKey] = state;
-    // Assigned: the global's Worker property keeps its attributes (writable, configurable, not enumerable).
-    scope.Worker = Worker;
+    }))[patchKey] = state;
   }
 }

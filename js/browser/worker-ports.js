@@ -14,9 +14,9 @@
 import { markerOf, markerMessage } from '../hub/protocol.js';
 
 // Set by worker-patch.js prepareContext(), which every browser entry runs first (synchronously,
-// even where this file loads later): the Worker patch's state, the creator's mark, the inbox.
+// even where this file loads later): the Worker patch's state; in a dedicated worker, the inbox of
+// the creator's answers (false: no creator's mark).
 const PATCH = Symbol.for('weblocks-wasm.worker-patch');
-const MARK = Symbol.for('weblocks-wasm.creator-mark');
 const INBOX = Symbol.for('weblocks-wasm.parent-inbox');
 
 /** Storage bucket names (the Storage Buckets API's rule): a lock space other than the default. */
@@ -70,7 +70,7 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
    * and the heartbeat decides when the worker's locks go (a busy worker may run on a while after
    * terminate(): the hub must not grant its lock while it still runs).
    */
-  patch.ended = (worker) => {
+  const ended = (worker) => {
     const adopted = adoptionOf(worker);
     if (adopted.ended && adopted.backends.size === 0) return;
     adopted.ended = true;
@@ -78,13 +78,18 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
     for (const backend of adopted.backends) backend.workerEnded(adopted.number);
     adopted.backends.clear();
   };
-  patch.handle = answer;
-  for (const event of patch.queue.splice(0)) answer(event);
+  // What happened before the rest loaded, then what happens (events, and the workers terminated:
+  // an EventTarget, no `target`). A worker terminated meanwhile gets no port: what it asked is
+  // dropped, what it said forgotten.
+  const queued = patch.queue.splice(0);
+  for (const thing of queued) if (!('target' in thing)) adoptionOf(thing).ended = true;
+  for (const thing of queued) if ('target' in thing) answer(thing);
+  patch.handle = (thing) => ('target' in thing ? answer(thing) : ended(thing));
 }
 
 /** In a dedicated worker: did the creating context load the polyfill (the mark on self.name, taken off by worker-patch.js)? */
 export function takeCreatorMark(scope) {
-  return scope[MARK] === true;
+  return !!scope[INBOX];
 }
 
 let portWaiters = [];
@@ -92,8 +97,10 @@ let portWaiters = [];
 /** In a dedicated worker: listen (before app code does) for the ports the creator sends. */
 export function listenForParentPorts(scope) {
   const inbox = scope[INBOX];
-  if (inbox === undefined || inbox.handle !== null) return;
-  inbox.handle = (marker, event) => {
+  if (!inbox || inbox.handle !== null) return;
+  inbox.handle = (event) => {
+    const marker = markerOf(event.data);
+    if (marker !== 'port' && marker !== 'no-port') return;
     const resolve = portWaiters.shift();
     if (resolve !== undefined) resolve(marker === 'port' && event.ports.length === 1 ? event.ports[0] : null);
   };

@@ -68,7 +68,7 @@ for (const variant of ['classic', 'module']) {
       expect(await page.evaluate(() => window.firstLine)).toEqual({ secure: false, pending: true });
       const outcomes = await page.evaluate(() => Promise.all([window.outcomeA, window.outcomeB, window.outcomeIfAvailable, window.snapshot]));
       const rest = variant === 'module' ? `${base}js/browser/polyfill-rest.js` : `${base}build/dist/weblocks-polyfill-sync.js`;
-      const fix = variant === 'module' ? "Serve the package's js/ folder whole, of one version." : 'Serve it next to weblocks-polyfill.js (deploy build/dist/ whole).';
+      const fix = variant === 'module' ? "Serve the package's js/ folder whole, of one version." : 'Serve it next to weblocks-polyfill.js (a module worker imports it itself).';
       for (const outcome of outcomes) {
         expect(outcome).toContain(`NotSupportedError: Web Locks: the rest of the polyfill, ${rest}, could not be loaded`);
         expect(outcome).toContain(fix);
@@ -78,7 +78,7 @@ for (const variant of ['classic', 'module']) {
       const reported = await page.evaluate(() => window.reported);
       expect(reported.filter((message) => message.startsWith('Web Locks: the rest of the polyfill'))).toEqual([outcomes[2].slice('NotSupportedError: '.length)]);
       // The worker created in the first line (classic loader, the rest loaded at once there) fails its script, naming the file.
-      expect(await page.evaluate(() => window.workerSaw)).toContain(`NotSupportedError: Web Locks: ${base}build/dist/weblocks-polyfill-sync.js could not be loaded`);
+      expect(await page.evaluate(() => window.workerSaw)).toContain(`NotSupportedError: Web Locks: the rest of the polyfill, ${base}build/dist/weblocks-polyfill-sync.js, could not be loaded`);
       // A later call fails with the same error, at once.
       expect(await page.evaluate(() => navigator.locks.request('later', () => 'granted').catch((error) => error.name))).toBe('NotSupportedError');
       expect(servers.requestsOf(run).filter((file) => file.includes('weblocks-hub'))).toEqual([]);

@@ -25,6 +25,9 @@ window.snapshot = navigator.locks.query().then((s) => ({
   held: s.held.map((info) => `${info.name} ${info.mode}`),
   pending: s.pending.map((info) => `${info.name} ${info.mode}`),
 }), (error) => `${error.name}: ${error.message}`);
+// A worker created and terminated before the rest has loaded: the rest, as it takes over the
+// Worker patch, learns of it (and gives it no port) without failing anything below.
+if (!native) new Worker('./loader-worker.js', { name: 'gone' }).terminate();
 // A worker created now shares the lock space: once A is held, its ifAvailable request for 'x' is refused.
 const worker = native ? null : new Worker('./loader-worker.js');
 window.workerSaw = worker === null ? null : new Promise((resolve) => {
