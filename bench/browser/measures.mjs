@@ -38,10 +38,10 @@ export async function holdMany(locks, entries) {
   if (snapshot.held.length < entries) throw new Error(`query() showed ${snapshot.held.length} of ${entries} held locks`);
 }
 
-/** One query() call: ms. */
-export async function queryOnce(locks) {
+/** `count` query() calls, one after the other: ms in all. */
+export async function queries(locks, count) {
   const t0 = performance.now();
-  await locks.query();
+  for (let i = 0; i < count; i++) await locks.query();
   return performance.now() - t0;
 }
 

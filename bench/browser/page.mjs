@@ -20,7 +20,7 @@ async function setup() {
     uncontended: (ops) => measures.uncontended(locks, ops),
     handoff: (count, startAt) => measures.handoff(locks, count, startAt),
     holdMany: (entries) => measures.holdMany(locks, entries),
-    queryOnce: () => measures.queryOnce(locks),
+    queries: (count) => measures.queries(locks, count),
     releaseMany: () => measures.releaseMany(),
     pending: (count) => measures.pending(locks, count),
     burst: (count) => measures.burst(locks, count),

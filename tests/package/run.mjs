@@ -251,7 +251,36 @@ async function checkLoaderApp(dir, bundler) {
     const bytes = (files) => ({ raw: files.reduce((sum, file) => sum + rawOf(file.path.slice(1)), 0), gzip: files.reduce((sum, file) => sum + gzipOf(file.path.slice(1)), 0), files: files.map((file) => file.path) });
     const result = { bundler, native: bytes(pageJs(native.files)), needed: bytes(pageJs(needed.files)) };
     loaderBytes.push(result);
-    return `a page with native locks loads the entry alone (${result.native.gzip} B gzip); an insecure one loads the rest as a chunk of its own (${result.needed.gzip} B gzip in all), first-line requests in order`;
+    return { result, message: `a page with native locks loads the entry alone (${result.native.gzip} B gzip); an insecure one loads the rest as a chunk of its own (${result.needed.gzip} B gzip in all), first-line requests in order` };
+  } finally {
+    server.close();
+  }
+}
+
+// The same app without the polyfill (apps/loader-baseline: one dynamic import of its own), built
+// with the same bundler and settings: the entry a page downloads then is the bundler's own code for
+// loading a chunk, which bench/loader-bytes.mjs tells apart from ours.
+async function measureLoaderBaseline(dir, result) {
+  rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
+  rmSync(path.join(dir, 'src'), { recursive: true, force: true });
+  cpSync(path.join(templates, 'loader-baseline'), dir, { recursive: true });
+  await run('npm', ['run', 'build'], { cwd: dir });
+  const dist = path.join(dir, 'dist');
+  const { server, port, requests, settled } = await serveStatic(dist);
+  try {
+    const context = await (await browser()).newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await page.evaluate(() => window.appReady);
+    } finally {
+      await context.close();
+    }
+    await settled();
+    const files = requests.filter((request) => request.path.endsWith('.js'));
+    check(files.length === 1 && files[0].status === 200, `the baseline app did not load its entry alone: ${JSON.stringify(files)}`);
+    result.bundlerOwn = { gzip: gzipSync(readFileSync(path.join(dist, files[0].path.slice(1))), { level: 9 }).length, files: files.map((file) => file.path) };
+    return `; the same app without the polyfill, ${result.bundlerOwn.gzip} B gzip`;
   } finally {
     server.close();
   }
@@ -635,7 +664,8 @@ const APPS = {
     const dir = await makeApp(work, tarball, `loader-${bundler}`, { templates: from, tools: LOADER_TOOLS[bundler], scripts: LOADER_SCRIPTS[bundler] });
     if (bundler === 'vite') rmSync(path.join(dir, 'public/index.html'));
     await run('npm', ['run', 'build'], { cwd: dir });
-    return checkLoaderApp(dir, bundler);
+    const { result, message } = await checkLoaderApp(dir, bundler);
+    return message + await measureLoaderBaseline(dir, result);
   }])),
   ...runnerApps(),
 };
