@@ -31,7 +31,7 @@ const RUNTIMES = [
 const EXIT_WITHIN_MS = 120_000;
 
 // The runtime itself crashing (its own crash report, not an outcome of ours): Bun 1.4.5 once
-// segfaulted in its main thread as crash-before-watch.mjs's worker threw (1 run in about 20 clean-clone
+// segfaulted in its main thread as crash-before-watch.mjs's worker threw (1 of 17 clean-clone
 // runs; none in 100 runs here, idle or beside two CPU hogs). Such a run is run once more, and said:
 // what it asserts must then pass as always.
 const RUNTIME_CRASH = /Bun has crashed|panic\(.*\): Segmentation fault/;
