@@ -11,8 +11,12 @@
 // classic loader and the bundle it loads (two copies) share it.
 // Written for size (the loader's budget): no ?? or ?. (the classic bundle's target lowers them).
 
-/** Appended to the name of every worker a polyfilled context creates: its creator hands out hub ports. */
-export const NAME_MARK = ' [weblocks-wasm]';
+/**
+ * Appended to the name of every worker a polyfilled context creates. The one contract between
+ * contexts that may run different versions (a page loaded before a deploy, its new worker loading
+ * the polyfill after): kept as it was, whatever it costs the loader.
+ */
+export const NAME_MARK = ' [weblocks-wasm: the creator hands out hub ports]';
 
 // js/hub/protocol.js PORT_MARKER (kept equal by tests/node/package/loader.test.js): importing
 // protocol.js would bring its tables into the loader.

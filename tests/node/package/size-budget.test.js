@@ -48,11 +48,13 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // (weblocks-polyfill-sync.js, "./polyfill-sync") loads only where navigator.locks is missing or
 // forced. The loader's goal is 1 KB gzip. It was 1,399 B (the classic script) and 1,693 B (an
 // app's esbuild entry, 306 B of it a chunk of esbuild's private-field helpers that every chunk
-// imports, the entry included, though only lock.js and lock-manager.js used them); then 1,219 B
-// and 1,164 B (tenth session): those two keep their internal slots without private fields (the
+// imports, the entry included, though only lock.js and lock-manager.js used them); then 1,236 B
+// and 1,181 B (tenth session): those two keep their internal slots without private fields (the
 // helpers chunk is gone: asserted below), the pending LockManager hands its kept calls over as
 // reactions of the load's promise, the Worker patch queues terminations with the messages, a
-// dedicated worker's mark and inbox are one property, and the load errors share one template. What
+// dedicated worker's mark and inbox are one property, and the load errors share one template (the
+// name mark stays as it was: a page loaded before a deploy may create a worker that loads a newer
+// polyfill, and the mark is what they must agree on). What
 // is left: the pending LockManager and the decision with its load and error (about 420 B), the
 // Worker patch that must run before the page's first line (about 260 B), and for the classic
 // script finding its own URL and loading the rest at once in workers (about 300 B), for the app's
