@@ -32,10 +32,12 @@ const markerIn = (data) => data && data[PORT_MARKER];
 /**
  * Does at once what cannot wait for the rest: patches scope.Worker (once), and in a dedicated
  * worker takes the creator's mark and listens for its answers. The state, for worker-ports.js:
- *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, queue }: handle(thing) hears,
- *     in the order they happened, the marked messages (events) of the workers created here and
- *     their terminate() calls (the workers themselves); until the rest sets it, they wait in
- *     queue.
+ *   Worker[Symbol.for('weblocks-wasm.worker-patch')] = { handle, ended, queue }: handle(event)
+ *     answers the marked messages of the workers created here, ended(worker) hears terminate();
+ *     until the rest sets them, both wait in queue, in the order they happened (the events, and
+ *     the workers terminated). This shape is shared with other versions of the package (two
+ *     copies on one page): a rest that sets only handle and ended, and a patch that drops a
+ *     terminated worker's queued messages itself, work with this one either way round.
  *   scope[Symbol.for('weblocks-wasm.parent-inbox')]: in a dedicated worker, false where its
  *     creator does not answer (no mark), else { handle(event) }: the creator's marked messages
  *     (its answers), taken out of app code's sight; the rest checks them before acting.
@@ -63,12 +65,12 @@ export function patchWorker(scope) {
   const NativeWorker = scope.Worker;
   const patchKey = Symbol.for('weblocks-wasm.worker-patch');
   if (typeof NativeWorker === 'function' && !NativeWorker[patchKey]) {
-    const state = { handle: null, queue: [] };
-    const pass = (thing) => (state.handle ? state.handle(thing) : state.queue.push(thing));
+    const state = { handle: null, ended: null, queue: [] };
     const route = (event) => {
       if (markerIn(event.data)) {
         event.stopImmediatePropagation();
-        pass(event);
+        if (state.handle) state.handle(event);
+        else state.queue.push(event);
       }
     };
     // Assigned: the global's Worker property keeps its attributes (writable, configurable, not enumerable).
@@ -86,7 +88,8 @@ export function patchWorker(scope) {
 
       terminate() {
         super.terminate();
-        pass(this);
+        if (state.ended) state.ended(this);
+        else state.queue.push(this);
       }
     }))[patchKey] = state;
   }

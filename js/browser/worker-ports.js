@@ -78,13 +78,15 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
     for (const backend of adopted.backends) backend.workerEnded(adopted.number);
     adopted.backends.clear();
   };
-  // What happened before the rest loaded, then what happens (events, and the workers terminated:
-  // an EventTarget, no `target`). A worker terminated meanwhile gets no port: what it asked is
-  // dropped, what it said forgotten.
+  // What happened before the rest loaded (events, and the workers terminated: an EventTarget, no
+  // `target`; a patch of another version drops a terminated worker's events itself), then what
+  // happens. A worker terminated meanwhile gets no port: what it asked is dropped, what it said
+  // forgotten.
   const queued = patch.queue.splice(0);
   for (const thing of queued) if (!('target' in thing)) adoptionOf(thing).ended = true;
   for (const thing of queued) if ('target' in thing) answer(thing);
-  patch.handle = (thing) => ('target' in thing ? answer(thing) : ended(thing));
+  patch.handle = answer;
+  patch.ended = ended;
 }
 
 /** In a dedicated worker: did the creating context load the polyfill (the mark on self.name, taken off by worker-patch.js)? */

@@ -48,8 +48,8 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // (weblocks-polyfill-sync.js, "./polyfill-sync") loads only where navigator.locks is missing or
 // forced. The loader's goal is 1 KB gzip. It was 1,399 B (the classic script) and 1,693 B (an
 // app's esbuild entry, 306 B of it a chunk of esbuild's private-field helpers that every chunk
-// imports, the entry included, though only lock.js and lock-manager.js used them); then 1,236 B
-// and 1,181 B (tenth session): those two keep their internal slots without private fields (the
+// imports, the entry included, though only lock.js and lock-manager.js used them); then 1,245 B
+// and 1,185 B (tenth session): those two keep their internal slots without private fields (the
 // helpers chunk is gone: asserted below), the pending LockManager hands its kept calls over as
 // reactions of the load's promise, the Worker patch queues terminations with the messages, a
 // dedicated worker's mark and inbox are one property, and the load errors share one template (the
