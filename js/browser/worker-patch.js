@@ -12,7 +12,7 @@
 // Written for size (the loader's budget): no ?? or ?. (the classic bundle's target lowers them).
 
 /**
- * Appended to the name of every worker a polyfilled context creates. The one contract between
+ * Appended to the name of every worker a polyfilled context creates. A contract between
  * contexts that may run different versions (a page loaded before a deploy, its new worker loading
  * the polyfill after): kept as it was, whatever it costs the loader.
  */
@@ -38,26 +38,27 @@ const markerIn = (data) => data && data[PORT_MARKER];
  *     the workers terminated). This shape is shared with other versions of the package (two
  *     copies on one page): a rest that sets only handle and ended, and a patch that drops a
  *     terminated worker's queued messages itself, work with this one either way round.
- *   scope[Symbol.for('weblocks-wasm.parent-inbox')]: in a dedicated worker, false where its
- *     creator does not answer (no mark), else { handle(event) }: the creator's marked messages
- *     (its answers), taken out of app code's sight; the rest checks them before acting.
+ *   scope[Symbol.for('weblocks-wasm.creator-mark')]: whether this worker's creator answers;
+ *   scope[Symbol.for('weblocks-wasm.parent-inbox')] = { handle(marker, event) }: its answers.
  */
 export function prepareContext(scope) {
   patchWorker(scope);
-  const inboxKey = Symbol.for('weblocks-wasm.parent-inbox');
-  if (!(scope.DedicatedWorkerGlobalScope && scope instanceof scope.DedicatedWorkerGlobalScope) || inboxKey in scope) return;
+  const markKey = Symbol.for('weblocks-wasm.creator-mark');
+  if (!(scope.DedicatedWorkerGlobalScope && scope instanceof scope.DedicatedWorkerGlobalScope) || markKey in scope) return;
   // A dedicated worker: did its creator load the polyfill? Then app code reads the name it gave.
   const name = typeof scope.name === 'string' ? scope.name : '';
-  const inbox = scope[inboxKey] = name.endsWith(NAME_MARK) && { handle: null };
-  if (inbox) {
-    Object.defineProperty(scope, 'name', { value: name.slice(0, -NAME_MARK.length), configurable: true, enumerable: true });
-    scope.addEventListener('message', (event) => {
-      if (markerIn(event.data)) {
-        event.stopImmediatePropagation();
-        if (inbox.handle) inbox.handle(event);
-      }
-    });
-  }
+  const marked = name.endsWith(NAME_MARK);
+  Object.defineProperty(scope, markKey, { value: marked, configurable: true });
+  if (!marked) return;
+  Object.defineProperty(scope, 'name', { value: name.slice(0, -NAME_MARK.length), configurable: true, enumerable: true });
+  const inbox = { handle: null };
+  Object.defineProperty(scope, Symbol.for('weblocks-wasm.parent-inbox'), { value: inbox, configurable: true });
+  scope.addEventListener('message', (event) => {
+    const marker = markerIn(event.data);
+    if (marker !== 'port' && marker !== 'no-port') return;
+    event.stopImmediatePropagation();
+    if (inbox.handle) inbox.handle(marker, event);
+  });
 }
 
 /** The creating side alone (the classic loader: a worker loads the rest at once, by importScripts). */

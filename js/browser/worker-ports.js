@@ -14,9 +14,9 @@
 import { markerOf, markerMessage } from '../hub/protocol.js';
 
 // Set by worker-patch.js prepareContext(), which every browser entry runs first (synchronously,
-// even where this file loads later): the Worker patch's state; in a dedicated worker, the inbox of
-// the creator's answers (false: no creator's mark).
+// even where this file loads later): the Worker patch's state, the creator's mark, the inbox.
 const PATCH = Symbol.for('weblocks-wasm.worker-patch');
+const MARK = Symbol.for('weblocks-wasm.creator-mark');
 const INBOX = Symbol.for('weblocks-wasm.parent-inbox');
 
 /** Storage bucket names (the Storage Buckets API's rule): a lock space other than the default. */
@@ -91,7 +91,7 @@ export function patchWorkerConstructor(scope, backendFor, outstanding = null) {
 
 /** In a dedicated worker: did the creating context load the polyfill (the mark on self.name, taken off by worker-patch.js)? */
 export function takeCreatorMark(scope) {
-  return !!scope[INBOX];
+  return scope[MARK] === true;
 }
 
 let portWaiters = [];
@@ -99,10 +99,8 @@ let portWaiters = [];
 /** In a dedicated worker: listen (before app code does) for the ports the creator sends. */
 export function listenForParentPorts(scope) {
   const inbox = scope[INBOX];
-  if (!inbox || inbox.handle !== null) return;
-  inbox.handle = (event) => {
-    const marker = markerOf(event.data);
-    if (marker !== 'port' && marker !== 'no-port') return;
+  if (inbox === undefined || inbox.handle !== null) return;
+  inbox.handle = (marker, event) => {
     const resolve = portWaiters.shift();
     if (resolve !== undefined) resolve(marker === 'port' && event.ports.length === 1 ? event.ports[0] : null);
   };
