@@ -207,6 +207,26 @@ async function checkInChromium(port) {
   check(problems.length === 0, problems.join('\n'));
 }
 
+// One visit of a loader app's page (served by serveStatic): its window.appReady and the files it
+// requested, once every response is done.
+async function visitLoaderPage({ requests, settled }, origin) {
+  const context = await (await browser()).newContext();
+  const problems = [];
+  try {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const from = requests.length;
+    await page.goto(`${origin}/`);
+    const ready = await page.evaluate(() => window.appReady);
+    check(problems.length === 0, problems.join('\n'));
+    await settled();
+    const files = requests.slice(from).filter((request) => request.path !== '/favicon.ico');
+    return { ready, files };
+  } finally {
+    await context.close();
+  }
+}
+
 // A loader app (issue 49) in Chromium: a page on the secure loopback origin, where navigator.locks is
 // native, downloads the app's entry alone (no chunk of ours, nothing of /weblocks/); a page on an
 // insecure origin keeps its first line's requests in order, loads the rest (a chunk of its own)
@@ -216,23 +236,7 @@ async function checkLoaderApp(dir, bundler) {
   const { server, port, requests, settled } = await serveStatic(dist);
   const gzipOf = (file) => gzipSync(readFileSync(path.join(dist, file)), { level: 9 }).length;
   const rawOf = (file) => statSync(path.join(dist, file)).size;
-  const visit = async (origin) => {
-    const context = await (await browser()).newContext();
-    const problems = [];
-    try {
-      const page = await context.newPage();
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      const from = requests.length;
-      await page.goto(`${origin}/`);
-      const ready = await page.evaluate(() => window.appReady);
-      check(problems.length === 0, problems.join('\n'));
-      await settled();
-      const files = requests.slice(from).filter((request) => request.path !== '/favicon.ico');
-      return { ready, files };
-    } finally {
-      await context.close();
-    }
-  };
+  const visit = (origin) => visitLoaderPage({ requests, settled }, origin);
   try {
     const native = await visit(`http://127.0.0.1:${port}`);
     check(native.ready.secure && !native.ready.pending && !native.ready.ours, `the secure page did not keep its native navigator.locks: ${JSON.stringify(native.ready)}`);
@@ -268,16 +272,7 @@ async function measureLoaderBaseline(dir, result) {
   const dist = path.join(dir, 'dist');
   const { server, port, requests, settled } = await serveStatic(dist);
   try {
-    const context = await (await browser()).newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(`http://127.0.0.1:${port}/`);
-      await page.evaluate(() => window.appReady);
-    } finally {
-      await context.close();
-    }
-    await settled();
-    const files = requests.filter((request) => request.path.endsWith('.js'));
+    const files = (await visitLoaderPage({ requests, settled }, `http://127.0.0.1:${port}`)).files.filter((file) => file.path.endsWith('.js'));
     check(files.length === 1 && files[0].status === 200, `the baseline app did not load its entry alone: ${JSON.stringify(files)}`);
     result.bundlerOwn = { gzip: gzipSync(readFileSync(path.join(dist, files[0].path.slice(1))), { level: 9 }).length, files: files.map((file) => file.path) };
     return `; the same app without the polyfill, ${result.bundlerOwn.gzip} B gzip`;

@@ -39,7 +39,7 @@ const RUNTIME_CRASH = /Bun has crashed|panic\(.*\): Segmentation fault/;
 async function run(command, options = {}) {
   const first = await runOnce(command, options);
   if (!RUNTIME_CRASH.test(first.output)) return first;
-  console.log(`     (the runtime itself crashed, ${command.slice(1).join(" ")}: "${first.output.split('\n').find((line) => RUNTIME_CRASH.test(line))}"; run once more)`);
+  console.log(`     (the runtime itself crashed, ${command.slice(1).join(' ')}: "${first.output.split('\n').find((line) => RUNTIME_CRASH.test(line))}"; run once more)`);
   return runOnce(command, options);
 }
 
