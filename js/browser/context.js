@@ -118,7 +118,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // (alive-database.js); where it has no sentinel, the hub could not confirm a crash, so none.
   const aliveDatabase = sentinel !== null && kind === 'window' ? new AliveDatabase(scope, () => backend.sendAlive()) : null;
   // What the next hub waits for if this context is busy when its hub dies and it has no sentinel.
-  const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope), hubName) : null;
+  const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope)) : null;
   const outstanding = viaHub || kind === 'shared-worker' ? contextOutstanding(scope, kind, kind !== 'dedicated-worker' || takeCreatorMark(scope)) : null;
   backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, outstanding, bfcacheRule: bfcacheRule(scope) });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {

@@ -1,16 +1,12 @@
-// This context's held marker: an IndexedDB database it holds open while it holds or waits in its
-// lock space, so that a hub succeeding a lost one finds it, were the context busy in a long task
-// when that hub died: whether it has no sentinel (a Firefox dedicated worker; a
-// Content-Security-Policy forbids it), its sentinel has not answered yet (it starts after the
-// context's first answer: hub-backend.js), or its sentinel's answer to the successor comes late
-// (hub-loss-watch.js vouch). The marker is named after the lock space and this context's clientId
-// (protocol.js heldMarkerName), not after a hub: it is opened at the context's first request,
-// beside its hello rather than after its welcome, and kept across hub changes. A hub that succeeds
-// a lost one (js/hub/held-markers.js) keeps its reclaim window open while a marker of its lock space
-// is held open by a context that has not registered with it: until that context re-registers, or
-// dies (the browser closes the marker), or has nothing outstanding any more (it drops it).
-// Without it, such a context's lock went to a waiter 2.5 s after the loss while its callback still
-// ran (docs/browser.md, "Hub loss and reclaim").
+// This context's held marker: an IndexedDB database it holds open while it holds or waits under a
+// hub, so that a successor of that hub finds it, were the context busy in a long task when that hub
+// died: whether it has no sentinel (a Firefox dedicated worker; a Content-Security-Policy forbids
+// it), its sentinel has not answered yet (it starts after the context's first answer:
+// hub-backend.js), or its sentinel's answer to the successor comes late (hub-loss-watch.js vouch). The
+// next hub finds the markers left under the hub it succeeds (js/hub/held-markers.js) and
+// keeps its reclaim window open until each is closed: its context re-registered (and dropped it),
+// or died (the browser closed it). Without it, such a context's lock went to a waiter 2.5 s after
+// the loss while its callback still ran (docs/browser.md, "Hub loss and reclaim").
 //
 // Once opened, the browser holds the connection open however busy the context is, and closes it
 // when the context dies. Not before: an open made in the task just before a long one reaches the
@@ -20,7 +16,7 @@
 // browser has the marker (`afterOpened`): a callback never starts before its marker exists. The
 // versionchange a hub's delete sends is left unanswered, as for the alive database
 // (alive-database.js). Clearing the origin's site data closes it too: the context goes unmarked
-// until it has nothing outstanding and then something again, or takes another clientId.
+// until its next change of hub or of what it has outstanding (not opened again at once).
 import { randomUuid } from '../api/random-id.js';
 import { heldMarkerName } from '../hub/protocol.js';
 
@@ -29,14 +25,10 @@ import { heldMarkerName } from '../hub/protocol.js';
 const OPENED_WITHIN = 1000;
 
 export class HeldMarker {
-  /**
-   * @param indexedDB the context's IDBFactory, or null
-   * @param {string} hubName the lock space's hub (context.js hubNameOf)
-   */
-  constructor(indexedDB, hubName) {
+  /** @param indexedDB the context's IDBFactory, or null */
+  constructor(indexedDB) {
     this.indexedDB = indexedDB;
-    this.hubName = hubName;
-    this.clientId = null; // the clientId the open marker is named after, or null
+    this.hubId = null;   // the hub the open marker is under, or null
     this.marker = null;  // { name, indexedDB, db (null until opened), dropped }
     this.held = [];      // what waits for the open marker to exist (afterOpened), in order
     this.openTimer = null;
@@ -57,13 +49,13 @@ export class HeldMarker {
     return { granted: later('granted'), notAvailable: later('notAvailable'), stolen: later('stolen'), failed: later('failed') };
   }
 
-  /** Marked as `clientId` from now on (null: not marked), opening a fresh marker if that changed. */
-  set(clientId) {
-    if (clientId === this.clientId) return;
+  /** Marked under `hubId` from now on (null: not marked), opening a fresh marker if that changed. */
+  set(hubId) {
+    if (hubId === this.hubId) return;
     this.drop();
-    if (clientId === null || this.indexedDB === null) return;
+    if (hubId === null || this.indexedDB === null) return;
     // Its own factory: a later open that throws makes this.indexedDB null meanwhile.
-    const marker = { name: heldMarkerName(this.hubName, clientId, randomUuid()), indexedDB: this.indexedDB, db: null, dropped: false };
+    const marker = { name: heldMarkerName(hubId, randomUuid()), indexedDB: this.indexedDB, db: null, dropped: false };
     let request;
     try {
       request = this.indexedDB.open(marker.name);
@@ -71,7 +63,7 @@ export class HeldMarker {
       this.indexedDB = null; // refused here for good: nothing to mark with
       return;
     }
-    this.clientId = clientId;
+    this.hubId = hubId;
     this.marker = marker;
     // Open means held: a hub's delete waits for it from then on. Not at upgradeneeded (the marker
     // is created, its connection not yet open): Chromium's delete then completes at once.
@@ -99,7 +91,7 @@ export class HeldMarker {
   drop() {
     const marker = this.marker;
     this.marker = null;
-    this.clientId = null;
+    this.hubId = null;
     if (marker === null) return;
     marker.dropped = true;
     if (marker.db !== null) remove(marker);

@@ -114,9 +114,6 @@ export class HubLink {
   /** A message from the hub could not be deserialized (hub-loss-watch.js). */
   undeliverable() {}
 
-  /** What speaks for this context after a hub loss follows what it has outstanding and its clientId (hub-loss-watch.js). */
-  vouch() {}
-
   /** Frames that left without a pagehide are told as if they had (hub-backend.js). */
   checkFrames() {}
 
@@ -255,7 +252,6 @@ export class HubLink {
   /** The hello was refused for its clientId: everything sent since was dropped; again, as someone new. */
   retryHello() {
     this.clientId = randomClientId();
-    this.vouch(); // (the held marker is named after the clientId)
     if (this.hubId === null) this.freshHello();
     else this.hello(this.lastLostHub);
   }

@@ -52,15 +52,16 @@ export class HubLossWatch extends HubLink {
 
   /** Our sentinel speaks for us after a loss of the hub we hold or wait under, while we cannot (a long task). */
   vouch() {
-    const outstanding = this.checkTimer !== null && this.failure === null && !this.asleep;
-    this.sentinel?.vouch(outstanding ? this.hubId : null, this.clientId);
-    // And a marker, for as long as we hold or wait, whichever hub serves us: what the next hub
-    // waits for if we are busy then. Not only until our sentinel has answered: a sentinel speaks
-    // for us only by answering the next hub's announcement, and that hub waited for answers a fixed
-    // 100 ms (its start-up hold); a loaded machine's late answer let it grant a busy survivor's
-    // lock (CI run O, Chromium). The marker is found by listing storage, however late. Opened from
-    // the first request on, not from the welcome: its open runs beside the hello's round trip.
-    this.heldMarker?.set(outstanding ? this.clientId : null);
+    const hubId = this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null;
+    this.sentinel?.vouch(hubId, this.clientId);
+    // And a marker, for as long as we hold or wait under that hub: what the next hub waits for if
+    // we are busy then. Not only until our sentinel has answered: a sentinel speaks for us only by
+    // answering the next hub's announcement, and that hub waited for answers a fixed 100 ms (its
+    // start-up hold); a loaded machine's late answer let it grant a busy survivor's lock (CI run O,
+    // Chromium). The marker is found by listing storage, however late. (It does not cover a context
+    // busy from its first callback's first line: an open made just before a long task reaches
+    // Chromium's storage only after it.)
+    this.heldMarker?.set(hubId);
   }
 
   /** A message from the hub could not be deserialized (which one is not known): queries reject. */

@@ -31,7 +31,7 @@ export class HubHandshake extends HubTransport {
 
   /** The held markers are listed (held-markers.js): any whose context lives opens the reclaim window. */
   markersScanned() {
-    if (this.window.markersScanned((clientId) => this.clientIds.has(clientId))) this.openReclaimWindow();
+    if (this.window.markersScanned()) this.openReclaimWindow();
   }
 
   /** A context answered the announcement: it held locks or waited under another hub. */

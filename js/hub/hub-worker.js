@@ -49,7 +49,7 @@ Promise.all([loadHubEngine(), takeOver(`${self.name || HUB_NAME} ${self.location
   // The windows' alive databases (alive.js) and the contexts' held markers (held-markers.js) are
   // deleted through this worker's IndexedDB.
   const indexedDB = typeof self.indexedDB === 'object' ? self.indexedDB : null;
-  hub = new Hub(engine, { hubId, announce, hearing: new MessageChannel(), succession, indexedDB, hubName: self.name || HUB_NAME });
+  hub = new Hub(engine, { hubId, announce, hearing: new MessageChannel(), succession, indexedDB });
   /** @type {any} */ (self).weblocksHub = hub; // for DevTools
   for (const port of waiting.splice(0)) hub.connect(port);
 }, (error) => {

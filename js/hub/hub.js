@@ -8,7 +8,7 @@
 // The layers, each a file (docs/internals.md): lock-core.js (the spec's algorithms on the engine)
 // < hub-transport.js (ports, validation, fair turns, batches) < hub-handshake.js (hello, resume,
 // the reclaim window) < this file (the dispatch of each message, liveness, and ending a connection).
-import { C, H, ANNOUNCE, HUB_NAME } from './protocol.js';
+import { C, H, ANNOUNCE } from './protocol.js';
 import { attachSentinel, detachSentinel, pingSentinel } from './sentinels.js';
 import { watchAlive, unwatchAlive, listDatabases, sweepAliveDatabases } from './alive.js';
 import { awaitHeldMarkers } from './held-markers.js';
@@ -23,7 +23,7 @@ import { ENDING } from './connection.js';
 export class Hub extends HubHandshake {
   /**
    * @param engine  an Engine (js/engine): the hub is its only user
-   * @param {object} [options] { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession, indexedDB, hubName }
+   * @param {object} [options] { hubId, now, log, setTimer, clearTimer, liveness, hearing, predecessor, succession }
    *   hearing: a MessageChannel for the hub's echo to itself (hearing.js); without it, silence
    *   always counts
    *   predecessor: what the hub before this one left behind (succession.js): 'lost' (clients),
@@ -33,13 +33,11 @@ export class Hub extends HubHandshake {
    *   hub has no registered client left (idle) and when it has one again (serving)
    *   indexedDB: the hub's IDBFactory, for the contexts' alive databases (alive.js) and held
    *   markers (held-markers.js); without it, they are ignored
-   *   hubName: its SharedWorker's name (HUB_NAME, or a storage bucket's): its lock space's markers
    */
   constructor(engine, options = {}) {
     super(engine, options);
     this.hearing = options.hearing ? new Hearing(options.hearing, this.now, this.liveness.ECHO_LATE) : null;
     this.indexedDB = options.indexedDB ?? null;
-    this.hubName = options.hubName ?? HUB_NAME; // (the held markers of its lock space carry it)
     // One listing of the origin's databases for both sweeps: alive databases, held markers (below).
     const listing = this.indexedDB === null ? null : listDatabases(this.indexedDB);
     listing?.then((names) => sweepAliveDatabases(this.indexedDB, names), () => { /* no list: they stay */ });
@@ -59,11 +57,11 @@ export class Hub extends HubHandshake {
     }
     // Contexts busy since the lost hub died, with no sentinel to say so: their held markers
     // (held-markers.js) keep the reclaim window open (reclaim-window.js heldMarkers).
-    const wait = this.predecessor === PREDECESSOR.lost && this.reclaimTimer !== null;
-    this.window.scanningMarkers = wait && this.indexedDB !== null;
+    const lostHubs = this.predecessor === PREDECESSOR.lost && this.reclaimTimer !== null ? this.succession?.lostHubs ?? [] : [];
+    this.window.scanningMarkers = lostHubs.length > 0 && this.indexedDB !== null;
     if (this.indexedDB !== null) {
       awaitHeldMarkers(this.indexedDB, listing, {
-        hubName: this.hubName, wait, pending: this.window.heldMarkers, timeout: this.liveness.MARKERS_LISTED_WITHIN,
+        hubId: this.hubId, lostHubs, pending: this.window.heldMarkers, timeout: this.liveness.MARKERS_LISTED_WITHIN,
         log: (level, text) => this.log(level, text), scanned: () => this.markersScanned(),
       });
     }

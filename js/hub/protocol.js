@@ -29,11 +29,8 @@
  * several ports' messages in the order they were posted (docs/browser.md, "Order across frames").
  * 12: a query answer's piece (H.snapshot) carries its LockInfos as columns (LockInfoColumns,
  * js/hub/snapshot-pieces.js), not as objects: a page of version 11 could not read them.
- * 13: a held marker is named after its lock space and its context's clientId, not after a hub
- * (heldMarkerName), and opened at the context's first request rather than at its welcome: a hub of
- * version 12 would not wait for a busy survivor's marker.
  */
-export const PROTOCOL_VERSION = 13;
+export const PROTOCOL_VERSION = 12;
 
 /** The SharedWorker's name. Together with the hub script's URL it selects the hub: keep both stable. */
 export const HUB_NAME = 'weblocks-wasm-hub';
@@ -154,23 +151,16 @@ export const ALIVE_PREFIX = 'weblocks-alive:';
 
 /**
  * A context's held marker (js/browser/held-marker.js): an IndexedDB database it holds open while
- * it holds or waits in a lock space, whichever hub serves it. Named `weblocks-held:<hub name>
- * <clientId> <random id>` (each URI-encoded): a hub waits only for the markers of its own lock space
- * (a storage bucket's hub has a name of its own), and stops waiting for one once its clientId
- * has registered with it.
+ * it holds or waits under hub `hubId` and has no sentinel to speak for it. Named
+ * `weblocks-held:<hubId> <random id>`.
  */
 export const HELD_PREFIX = 'weblocks-held:';
-export const heldMarkerName = (hubName, clientId, id) => `${HELD_PREFIX}${[hubName, clientId, id].map(encodeURIComponent).join(' ')}`;
-/** The { hubName, clientId } a held marker's name says, or null for any other name (an older version's too). */
-export function heldMarkerOwner(name) {
+export const heldMarkerName = (hubId, id) => `${HELD_PREFIX}${hubId} ${id}`;
+/** The hub id in a held marker's name, or null for any other name. */
+export function heldMarkerHub(name) {
   if (typeof name !== 'string' || !name.startsWith(HELD_PREFIX)) return null;
-  const parts = name.slice(HELD_PREFIX.length).split(' ');
-  if (parts.length !== 3) return null;
-  try {
-    return { hubName: decodeURIComponent(parts[0]), clientId: decodeURIComponent(parts[1]) };
-  } catch {
-    return null; // (not URI-encoded: not a marker of this version)
-  }
+  const [hubId, id] = name.slice(HELD_PREFIX.length).split(' ');
+  return id === undefined ? null : hubId;
 }
 
 // Announcements on a BroadcastChannel named HUB_NAME (same origin and partition as the hub):

@@ -23,8 +23,8 @@ export class ReclaimWindow {
     this.arrivals = 0;
     this.survivors = new Map(); // clientId -> when its sentinel last said it survives a lost hub (survivorAlive)
     // Contexts busy since the lost hub died, with no sentinel to say so: their held markers
-    // (held-markers.js) keep the window open until they register here. Listed during the start-up hold.
-    this.heldMarkers = new Map(); // name -> clientId: the markers whose delete waits
+    // (held-markers.js) keep the window open. Listed during the start-up hold.
+    this.heldMarkers = new Set(); // names of the markers whose delete waits
     this.toldOfMarkers = false;
     this.scanningMarkers = false;
   }
@@ -97,21 +97,11 @@ export class ReclaimWindow {
     return this.survivors.size > 0;
   }
 
-  /**
-   * The held markers are listed (held-markers.js): whether the window opens now (a marked context
-   * lives and has not registered here).
-   * @param {(clientId: string) => boolean} registered
-   */
-  markersScanned(registered) {
+  /** The held markers are listed (held-markers.js): whether the window opens now (a marked context lives). */
+  markersScanned() {
     if (!this.scanningMarkers) return false;
     this.scanningMarkers = false;
-    return this.markersWaited(registered) && !this.started;
-  }
-
-  /** Whether a held marker's delete waits and its context has not registered here (it re-registered what it had). */
-  markersWaited(registered) {
-    for (const [name, clientId] of this.heldMarkers) if (registered(clientId)) this.heldMarkers.delete(name);
-    return this.heldMarkers.size > 0;
+    return this.heldMarkers.size > 0 && !this.started;
   }
 
   /** A re-registered waiting request, in its order at the lost hub (`seq`), then by arrival here. */
@@ -141,12 +131,11 @@ export class ReclaimWindow {
       this.until = now + this.liveness.TICK;
       return { retryIn: this.liveness.TICK, ready: null };
     }
-    const marked = this.markersWaited(registered);
-    if (marked && !this.toldOfMarkers) {
+    if (this.heldMarkers.size > 0 && !this.toldOfMarkers) {
       this.toldOfMarkers = true;
       this.log('info', `the reclaim window waits for ${this.heldMarkers.size} busy survivor(s) of the lost hub with no sentinel`);
     }
-    if (this.survivorsWaited(registered) || this.scanningMarkers || marked) {
+    if (this.survivorsWaited(registered) || this.scanningMarkers || this.heldMarkers.size > 0) {
       this.until = this.now() + this.liveness.TICK;
       return { retryIn: this.liveness.TICK, ready: null };
     }

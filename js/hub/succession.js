@@ -6,8 +6,11 @@
 // the origin can say the same: measured before this record, a forged claim on a hub younger than
 // 5 s held every grant back for 2.5 s. So a hub now learns from its predecessor whether a claim can
 // be true. Each hub keeps one record per lock space in IndexedDB, which survives its process:
-//   { hubId, clients: true }   written before it serves anyone, and again when a client registers
-//                              after it was idle (it grants nothing until that is written);
+//   { hubId, clients: true, heirOf }
+//                              written before it serves anyone (heirOf: the hub it succeeds, if
+//                              that one was lost with clients: held-markers.js waits for both's
+//                              survivors), and again, without heirOf, when a client registers after
+//                              it was idle (it grants nothing until that is written);
 //   { hubId, clients: false }  written when no registered client is left (every context said bye,
 //                              or was declared dead): nobody can hold or wait under it any more.
 // Whatever deletes it meanwhile (site data cleared) closes the hub's connection: it writes it again.
@@ -32,6 +35,16 @@ const OPEN_TIMEOUT = 2000;
 // stillOpen()'s read: past this, the question goes to the contexts instead (alive.js).
 const STILL_OPEN_TIMEOUT = 250;
 
+/**
+ * The hubs whose clients may survive them, by the record the previous hub left: that hub if it
+ * was lost with clients, and the hub it had succeeded the same way (a second loss while a
+ * survivor of the first was still busy).
+ */
+export function lostHubIds(record, hubId) {
+  if (predecessorFrom(record, hubId) !== PREDECESSOR.lost) return [];
+  return [record.hubId, record.heirOf].filter((id) => typeof id === 'string' && id !== hubId);
+}
+
 /** What a record left by the previous hub says about its clients. */
 export function predecessorFrom(record, hubId) {
   if (record === undefined || record === null || typeof record !== 'object') return PREDECESSOR.none;
@@ -53,19 +66,20 @@ export function predecessorFrom(record, hubId) {
 export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB, log = () => {}, timeout = OPEN_TIMEOUT } = {}) {
   const unreadable = (why) => {
     log('warn', `the hub cannot keep its succession record (${why}): after a hub loss, a claim of one cannot be checked, so any claim may hold grants back for the reclaim window`);
-    return { predecessor: PREDECESSOR.unknown, serving: () => null, idle: () => Promise.resolve(), connection: () => null, stillOpen: () => Promise.resolve(false) };
+    return { predecessor: PREDECESSOR.unknown, lostHubs: [], serving: () => null, idle: () => Promise.resolve(), connection: () => null, stillOpen: () => Promise.resolve(false) };
   };
   if (indexedDB === undefined || indexedDB === null) return unreadable('no IndexedDB here');
   let db;
   let previous;
-  const serving = { hubId, clients: true };
+  // heirOf: the hub lost before this one, whose survivors may still come to this one's successor.
+  const serving = (before) => ({ hubId, clients: true, heirOf: lostHubIds(before, hubId)[0] });
   try {
     // A database this open creates (a fresh profile, or site data cleared) has no record yet: this
     // hub's is written by the transaction that creates it, committed before the open succeeds
     // (one transaction less before the first grant).
     let created = false;
-    db = await withTimeout(openDatabase(indexedDB, (store) => { created = true; putRecord(store, space, serving); }), timeout, 'IndexedDB did not open');
-    if (!created) previous = await withTimeout(writeRecord(db, space, () => serving, true), timeout, 'IndexedDB did not answer');
+    db = await withTimeout(openDatabase(indexedDB, (store) => { created = true; putRecord(store, space, serving(undefined)); }), timeout, 'IndexedDB did not open');
+    if (!created) previous = await withTimeout(writeRecord(db, space, serving, true), timeout, 'IndexedDB did not answer');
   } catch (error) {
     try { db?.close(); } catch { /* not open */ }
     return unreadable(error?.message ?? String(error));
@@ -100,6 +114,7 @@ export async function takeOver(space, hubId, { indexedDB = globalThis.indexedDB,
   keepOpen(db);
   return {
     predecessor: predecessorFrom(previous, hubId),
+    lostHubs: lostHubIds(previous, hubId),
     serving() {
       if (clients) return null;
       clients = true;

@@ -318,10 +318,9 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
   const name = 'busy-before-its-sentinel-answered';
   const busy = await call(a, 'holdBusy', name, BUSY_ACROSS_LOSS_MS, { beatChannel: BUSY_BEAT });
   await call(a, 'granted', busy);
-  const { clientId } = await call(a, 'connection');
-  // (named `weblocks-held:<hub name> <clientId> <random id>`: js/hub/protocol.js heldMarkerName)
-  await expect.poll(async () => (await b.evaluate(() => indexedDB.databases())).map((d) => d.name).filter((n) => n.startsWith('weblocks-held:') && n.split(' ')[1] === encodeURIComponent(clientId)).length,
-    { message: 'the holder\'s marker is open', timeout: 15_000 }).toBe(1);
+  const { hubId } = await call(a, 'connection');
+  await expect.poll(async () => (await b.evaluate(() => indexedDB.databases())).map((d) => d.name).filter((n) => n.startsWith(`weblocks-held:${hubId} `)).length,
+    { message: 'the holder\'s marker is open under its hub', timeout: 15_000 }).toBe(1);
   expect((await call(a, 'backendState')).sentinel, 'its sentinel has not answered').toMatchObject({ answered: false, failed: false });
   const after = await busyAcrossHubLoss({ holder: [a, []], busy, name, waiter: b, host, killHubProcess, who: 'holder' });
   report(`hub killed during a ${BUSY_ACROSS_LOSS_MS} ms task before the sentinel answered: holder left its section -> waiter granted`, after);
@@ -329,10 +328,10 @@ test('when the hub\'s process dies while a holder whose sentinel has not answere
 
 test('when the hub\'s process dies while a page is busy from the first line of its first callback, before its sentinel answered, the page keeps its lock until its callback ends', async ({ openTab, killHubProcess, engine }) => {
   test.skip(engine === 'firefox', FIREFOX_DEAD_SHARED_WORKER);
-  // The page's first request: its marker was opened at the welcome that carries the grant (now at
-  // the request), and an open made just before a long task reached the browser's storage only
-  // after that task (Chromium: neither listed during it), so the next hub waited for nothing. The
-  // grant now waits for the marker to be open (js/browser/held-marker.js afterOpened).
+  // The page's first request: its marker is opened at the welcome that carries the grant, and an
+  // open made just before a long task reached the browser's storage only after that task
+  // (Chromium: neither listed during it), so the next hub waited for nothing. The grant now waits
+  // for the marker to be open (js/browser/held-marker.js afterOpened).
   const { host, a, b } = await slowSentinelTabs(openTab);
   expect((await call(a, 'backendState')).sentinel, 'its sentinel has not answered').toMatchObject({ answered: false, failed: false });
   expect((await call(a, 'connection')).hubId, 'the page has not reached the hub yet').toBeNull();

@@ -33,7 +33,7 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // (context.js startHub: a reload of the only tab finds its hub running in Chromium), about 170 B
 // on the page, and the version mismatch error saying that Chromium keeps an idle hub a few minutes
 // about 60 B. Held markers (a busy survivor that no sentinel speaks for keeps the next hub's reclaim
-// window open: js/browser/held-marker.js, js/hub/held-markers.js), and a
+// window open: js/browser/held-marker.js, js/hub/held-markers.js, succession.js heirOf), and a
 // creator holding its worker's port while its hub is silent, about 350 B on the page and 640 B on
 // the hub. Since then, the browser bundles drop what runs only in Node (blocks labelled NODE_ONLY:
 // the engine's file read, the held lock's AsyncLocalStorage): about 220 B off the page and 380 B
@@ -78,9 +78,6 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // A newcomer's request kept when a deaf hub reads its ports' hellos at once (resume.js starting a
 // fresh hello's tokens over, each hello's `attempt`: WebKit, a request that waited for ever) adds
 // ~105 B to the hub (21,308 -> 21,413 B) and ~17 B to the page's.
-// Held markers named after the lock space and the context's clientId, opened at its first request
-// (protocol 13: a first grant no longer waits for a database created after the welcome), ~56 B
-// to the whole polyfill (20,746 -> 20,802 B).
 const LOADER_GOAL = 1024;
 const LOADER = 'weblocks-polyfill.js';
 const APP_LOADER = "import 'weblocks-wasm/polyfill' (esbuild, minified): the loader";
@@ -90,7 +87,7 @@ const BUDGET = {
   // The whole polyfill, where it is needed (the classic loader's rest, and the sync entry): the
   // old weblocks-polyfill.js (18,876 B at issue 46) and the synchronous Worker patch and worker
   // handshake of worker-patch.js, and finding its URL when the loader import()s it (about 190 B).
-  'weblocks-polyfill-sync.js': 20_850,
+  'weblocks-polyfill-sync.js': 20_800,
   "import 'weblocks-wasm/polyfill': the rest, where needed (esbuild, minified)": 20_260,
   'weblocks-hub.js': 21_450,
   'weblocks-sentinel.js': 1024,
