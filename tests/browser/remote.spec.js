@@ -138,10 +138,11 @@ test2('a busy tab (its page script blocked) keeps its lock: the browser answers 
 // Chromium freezes it, hidden; Firefox's and WebKit's drivers cannot freeze a page, so another tab
 // goes in front and the page's process is stopped) keeps its lock for 10 graces of pings every
 // 1,000 ms (a ping unanswered when the next is due is a lost connection: 200 ms was short on a
-// loaded CI machine, and 500 ms for Firefox's pong in 2 clean-clone runs of about 30), while a Node client waits; the waiter gets the lock only once the page runs again and
-// releases it. Chromium closes the frozen page's socket as it thaws it (measured: the page sees a
-// 1006, the server a 1001 close frame): the page announced the freeze (frz), so the server keeps
-// the session for its grace and the client resumes it. The annotation gives what each engine did.
+// loaded CI machine, and 500 ms for Firefox's pong in 2 clean-clone runs of about 30), while a
+// Node client waits; the waiter gets the lock only once the page runs again and releases it.
+// Chromium closes the frozen page's socket as it thaws it (measured: the page sees a 1006, the
+// server a 1001 close frame): the page announced the freeze (frz), so the server keeps the session
+// for its grace and the client resumes it. The annotation gives what each engine did.
 test2('a hidden tab that runs no script (frozen, or its process stopped) keeps its lock for 10 graces; the waiter gets it when the tab runs again and releases', async ({ app, session, engine }) => {
   test.setTimeout(150_000);
   const grace = 3000;
