@@ -60,6 +60,29 @@ async function requestRound(locks) {
   return samples.sort((a, b) => a - b);
 }
 
+// The floor of a handoff between two clients: the holder's release must reach the server and the
+// next holder's grant must come back from it, one hop each way. Two connections of the bare relay
+// pass one frame back and forth (each forwards what it gets): hops per second, with no lock work
+// and none of the other frames a handoff also carries (the releaser's confirmation, its next request).
+async function relayRound(a, b) {
+  const frame = JSON.stringify({ t: 'granted', s: 1, a: 0, id: 1, token: 1 });
+  let hops = 0;
+  const t0 = performance.now();
+  await new Promise((resolve) => {
+    const bounce = (socket) => () => {
+      if (++hops === ops) resolve();
+      else if (hops < ops) socket.send(frame);
+    };
+    a.on('message', bounce(a));
+    b.on('message', bounce(b));
+    a.send(frame);
+  });
+  const rate = hops / ((performance.now() - t0) / 1000);
+  a.removeAllListeners('message');
+  b.removeAllListeners('message');
+  return rate;
+}
+
 async function handoffRound(a, b) {
   const n = ops;
   let done = 0;
@@ -73,14 +96,17 @@ async function handoffRound(a, b) {
 
 const echo = new WebSocket(`ws://127.0.0.1:${port}/echo`, { perMessageDeflate: false });
 await once(echo, 'open');
+const relay = [0, 1].map(() => new WebSocket(`ws://127.0.0.1:${port}/relay?pair=bench`, { perMessageDeflate: false }));
+await Promise.all(relay.map((socket) => once(socket, 'message'))); // 'paired'
 const locks = createLockManager({ url: `ws://127.0.0.1:${port}/locks` });
 const [h1, h2] = [createLockManager({ url: `ws://127.0.0.1:${port}/locks` }), createLockManager({ url: `ws://127.0.0.1:${port}/locks` })];
 // Warm-up: connections, JIT.
 await echoRound(echo);
 await requestRound(locks);
 await handoffRound(h1, h2);
+await relayRound(...relay);
 
-const rows = { echoP50: [], echoP99: [], requestP50: [], requestP99: [], handoffs: [], ratio: [] };
+const rows = { echoP50: [], echoP99: [], requestP50: [], requestP99: [], handoffs: [], relayHops: [], ratio: [] };
 for (let round = 0; round < rounds; round++) {
   // Alternate the order so drift in the machine's load falls on both alike.
   const first = round % 2 === 0;
@@ -93,14 +119,17 @@ for (let round = 0; round < rounds; round++) {
   rows.requestP99.push(percentile(r, 0.99));
   rows.ratio.push(percentile(r, 0.5) / percentile(e2, 0.5));
   rows.handoffs.push(await handoffRound(h1, h2));
+  rows.relayHops.push(await relayRound(...relay));
 }
 locks.close(); h1.close(); h2.close(); echo.close();
+for (const socket of relay) socket.close();
 const liveness = await livenessRounds(port, { rounds: Number(values['liveness-rounds']), silentPairs });
 const result = {
   date: startedAt.toISOString(), rounds, ops, node: process.version,
   echoRoundTripP50us: median(rows.echoP50), echoRoundTripP99us: median(rows.echoP99),
   requestP50us: median(rows.requestP50), requestP99us: median(rows.requestP99),
   requestOverEchoP50: median(rows.ratio), handoffsPerSecond: median(rows.handoffs),
+  relayHopsPerSecond: median(rows.relayHops),
 };
 mkdirSync(new URL('../../build/bench/', import.meta.url), { recursive: true });
 writeFileSync(new URL('../../build/bench/remote.json', import.meta.url), JSON.stringify({ result, rows, liveness }, null, 2));
@@ -110,6 +139,8 @@ const markdown = `| remote lock space, Node client over loopback (median of ${ro
 | uncontended request(), p50 / p99 | ${result.requestP50us.toFixed(0)} µs / ${result.requestP99us.toFixed(0)} µs |
 | request() p50 ÷ echo p50 | ${result.requestOverEchoP50.toFixed(2)}× |
 | handoffs between two clients on one name | ${Math.round(result.handoffsPerSecond)} /s |
+| bare relay between two connections (a handoff's floor: release in, grant out), hops | ${Math.round(result.relayHopsPerSecond)} /s |
+| handoffs ÷ relay hops | ${(result.handoffsPerSecond / result.relayHopsPerSecond).toFixed(2)} |
 
 ${livenessTables([['Node client process SIGKILLed', liveness.crash]], liveness.silent)}`;
 console.log(markdown);
