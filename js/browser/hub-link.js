@@ -44,6 +44,7 @@ export class HubLink {
     // Messages to the hub wait here while no port is open or the hub has not caught up (flow.js).
     this.flow = new Flow((message, transfer) => this.post(message, transfer), options.flow);
     this.hubId = null;          // the hub that welcomed us last
+    this.greetedBy = null;      // before any welcome: the hub whose greeting our port heard
     this.helloEntries = null;   // reclaim entries of the hello in flight (answered by welcome)
     this.failure = null;        // a permanent error (protocol mismatch): every request fails with it
     this.asleep = false;        // between pagehide (bfcache) and pageshow
@@ -213,6 +214,7 @@ export class HubLink {
       try { this.port.close(); } catch { /* gone */ }
     }
     this.port = port;
+    this.greetedBy = null; // (this port's greeting says which hub it reaches)
     port.onmessage = this.onMessage;
     // An answer that cannot be deserialized is lost: a query waiting for it must not wait forever.
     port.onmessageerror = () => this.undeliverable();
