@@ -52,26 +52,18 @@ export class HubLossWatch extends HubLink {
 
   /** Our sentinel speaks for us after a loss of the hub we hold or wait under, while we cannot (a long task). */
   vouch() {
-    const hubId = this.checkTimer !== null && this.failure === null && !this.asleep ? this.hubId : null;
-    this.sentinel?.vouch(hubId, this.clientId);
+    const live = this.checkTimer !== null && this.failure === null && !this.asleep;
+    this.sentinel?.vouch(live ? this.hubId : null, this.clientId);
     // And a marker, for as long as we hold or wait under that hub: what the next hub waits for if
     // we are busy then. Not only until our sentinel has answered: a sentinel speaks for us only by
     // answering the next hub's announcement, and that hub waited for answers a fixed 100 ms (its
     // start-up hold); a loaded machine's late answer let it grant a busy survivor's lock (CI run O,
     // Chromium). The marker is found by listing storage, however late. (It does not cover a context
     // busy from its first callback's first line: an open made just before a long task reaches
-    // Chromium's storage only after it.)
-    this.markHeld();
-  }
-
-  /**
-   * Our held marker: under the hub we hold or wait under, or none. Before our first welcome, under
-   * the hub whose greeting our port heard (the hub our hello goes to): its open, most of a first
-   * grant's wait for it, goes on beside the hello's round trip (a dedicated worker's marker was
-   * set 0.2-6 ms before its welcome, Chromium).
-   */
-  markHeld() {
-    const live = this.checkTimer !== null && this.failure === null && !this.asleep;
+    // Chromium's storage only after it.) Before our first welcome, under the hub whose greeting our
+    // port heard (the hub our hello goes to): its open, most of a first grant's wait for it, goes on
+    // beside the hello's round trip (a dedicated worker's marker was set 0.2-6 ms before its
+    // welcome, Chromium).
     this.heldMarker?.set(live ? this.hubId ?? this.greetedBy : null);
   }
 
@@ -202,8 +194,7 @@ export class HubLossWatch extends HubLink {
   greeted(m) {
     if (typeof m.hubId === 'string' && this.hubId === null) {
       this.greetedBy = m.hubId;
-      this.markHeld();
-      return;
+      return this.vouch(); // (our sentinel's word is unchanged: no hub has welcomed us)
     }
     if (typeof m.hubId !== 'string' || this.hubId === null || m.hubId === this.hubId) return;
     // Our hello is in flight: whether it reached this hub, a probe sent after it tells.

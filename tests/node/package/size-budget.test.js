@@ -78,6 +78,8 @@ import { root, browserOptions, BROWSER_BUNDLES, buildAppBundle } from '../../../
 // A newcomer's request kept when a deaf hub reads its ports' hellos at once (resume.js starting a
 // fresh hello's tokens over, each hello's `attempt`: WebKit, a request that waited for ever) adds
 // ~105 B to the hub (21,308 -> 21,413 B) and ~17 B to the page's.
+// A context's first held marker opened at its hub's greeting, not its welcome (hub-loss-watch.js
+// greetedBy: a few ms off a first grant's wait for it) adds ~35 B to the page's (20,754 -> 20,789 B).
 const LOADER_GOAL = 1024;
 const LOADER = 'weblocks-polyfill.js';
 const APP_LOADER = "import 'weblocks-wasm/polyfill' (esbuild, minified): the loader";
