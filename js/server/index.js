@@ -32,7 +32,14 @@ class LockServer {
   constructor(options) {
     this.options = checkServerOptions(options);
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false });
-    this.#pinger = setInterval(() => { for (const c of this.#connections) c.ping(); }, this.options.pingInterval);
+    // Each round is judged after the I/O already waiting has been read (setImmediate runs after the
+    // event loop's poll): a server whose thread was held up past the interval (a long task of the
+    // app, a GC pause, a stopped process) finds first the pongs that came meanwhile, which a round
+    // run straight from the timer took for missing (tests/node/remote/liveness.test.js: 4 live
+    // clients of 5 lost).
+    this.#pinger = setInterval(() => setImmediate(() => {
+      if (!this.#closed) for (const c of this.#connections) c.ping();
+    }), this.options.pingInterval);
     this.#pinger.unref();
     // Fencing tokens grow across restarts of this process too, as long as its clock does not go back.
     this.#lastFence = Date.now() * 1000;

@@ -88,6 +88,33 @@ test('a stall longer than grace: the lock passes on, the former holder\'s reques
   assert.equal((await next.done).ok, true);
 });
 
+test('a server whose event loop is held up past its ping interval reads the pongs that came meanwhile before it judges: no live client is lost', async (t) => {
+  // FAULTS.md, pauses of any party: the server's own (a long task of the app, a GC pause, a
+  // stopped process). A pong that reached the server while its thread was busy waits in the socket,
+  // and the ping timer is due when the thread is free again: judged before that socket was read, a
+  // live client's connection counted as lost (Firefox's stopped page in a clean-clone run, 1 s pings).
+  const { lockServer, url } = await startServer(t, { pingInterval: 100, grace: HOURS });
+  const child = spawn(process.execPath, [new URL('./fixtures/holder.mjs', import.meta.url).pathname, url('s1'), 'busy-server'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  const [line] = await once(child.stdout, 'data');
+  assert.match(String(line), /^held \d+/);
+  // Each time: right after a ping goes to the client, this thread is busy for 3.5 ping intervals
+  // (the client's pong arrives meanwhile), as an app's request handler may be.
+  const ping = WebSocket.prototype.ping;
+  let stalls = 0;
+  WebSocket.prototype.ping = function (...args) {
+    ping.apply(this, args);
+    if (stalls >= 5) return;
+    stalls++;
+    setImmediate(() => { const end = Date.now() + 350; while (Date.now() < end) { /* busy */ } });
+  };
+  t.after(() => { WebSocket.prototype.ping = ping; });
+  await until(() => stalls === 5, 'five stalls');
+  await new Promise((resolve) => setTimeout(resolve, 300)); // two more pings, answered
+  assert.equal(lockServer.stats().lost, 0, 'no connection lost to a ping judged before its pong was read');
+  assert.equal(named((await lockServer.query('s1')).held, 'busy-server').length, 1);
+});
+
 test('a Node client process stays alive while its request waits, and ends by itself once idle (no close())', async (t) => {
   const { manager, url } = await startServer(t);
   const holder = manager();
