@@ -248,9 +248,12 @@ test.describe('the demo on an insecure origin', () => {
     }, null, 'two tabs waiting for refresh-token in the queue view');
     expect(waiting).toBe(2);
     await shot(starter, '5-race-queue');
+    // At least these three tabs' outcomes: a demo tab of an earlier test that WebKit has not closed
+    // yet joins the round too (Tab 1, 4, 7 and 8 in clean-clone run AG: 4 outcomes, 1 refresh).
     const summary = await until(starter, () => {
       const el = document.querySelector('[data-testid="race-summary"]');
-      return el.dataset.outcomes === '3' && el.querySelectorAll('[data-testid="race-outcome"]').length === 3 && el.dataset.refreshesReceived && { ...el.dataset };
+      const outcomes = Number(el.dataset.outcomes);
+      return outcomes >= 3 && el.querySelectorAll('[data-testid="race-outcome"]').length === outcomes && el.dataset.refreshesReceived && { ...el.dataset };
     }, null, 'all three outcomes and the server\'s count', 20_000);
     expect(summary.refreshesReceived).toBe('1');
     expect(summary.revoked).toBe('false');
