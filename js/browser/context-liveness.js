@@ -64,6 +64,10 @@ export class ContextLiveness extends HubLossWatch {
   pageHidden(persisted) {
     if (this.port === null || this.asleep) return;
     this.flow.postNow({ t: C.bye });
+    // The hub releases everything with our bye, so no successor need wait for us: the held marker
+    // closes now, not when the browser tears the page down (Firefox, a tab closed just after its
+    // release: a new hub found the marker still held and opened its reclaim window).
+    this.heldMarker?.set(null);
     if (!persisted) return;
     // A delete waiting on its database would evict the page from the back/forward cache.
     this.aliveDatabase?.close();

@@ -512,6 +512,27 @@ test('a context\'s first held marker opens under the hub that greeted its port, 
   assert.deepEqual(marked.at(-1), { under: null, welcomedBy: 'first' });
 });
 
+test('a context that leaves (pagehide) closes its held marker with its bye, not when the browser tears it down', async (t) => {
+  // Firefox, a tab closed just after it released its lock (before its next check dropped the
+  // marker): the next hub found the marker still held and opened its reclaim window for it.
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const indexedDB = new IDBFactory();
+  const heldMarker = new HeldMarker(indexedDB);
+  const a = space.client('a', {}, sentinel, undefined, { heldMarker });
+  const holder = requestHandle(a.locks, 'x');
+  await holder.granted;
+  await eventually(() => heldMarker.marker?.db != null, 'the marker is open');
+  const { db } = heldMarker.marker;
+  let closed = false;
+  const close = db.close.bind(db);
+  db.close = () => { closed = true; close(); };
+  a.backend.pageHidden(false);
+  assert.equal(heldMarker.marker, null, 'dropped with the bye');
+  assert.equal(closed, true, 'its connection closed at once');
+  await eventually(async () => (await indexedDB.databases()).length === 0, 'and deleted');
+});
+
 /** An IDBFactory whose marker opens complete only when the test says (`opens[i].succeed()`). */
 function heldOpenFactory() {
   const opens = [];
