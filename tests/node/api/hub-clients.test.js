@@ -464,6 +464,15 @@ test('a context\'s sentinel starts after its first request has been answered and
   await until(() => sentinel.ports.length > 0, 'the sentinel went to the hub after that');
 });
 
+/** Client 'a' of a fresh lock space, its sentinel started by hand, with a held marker in its own IndexedDB. */
+async function markedClient(t) {
+  const space = await lockSpace(t);
+  const sentinel = handStartedSentinel(t);
+  const indexedDB = new IDBFactory();
+  const heldMarker = new HeldMarker(indexedDB);
+  return { a: space.client('a', {}, sentinel, undefined, { heldMarker }), sentinel, indexedDB, heldMarker };
+}
+
 test('a context holds a held marker under its hub for as long as it holds or waits there, its sentinel answered or not, and drops it once it has nothing outstanding', async (t) => {
   // Until its sentinel answers (it starts after the first answer) the marker is all a successor of
   // this hub can wait for if the context is then busy (js/browser/held-marker.js). Measured in
@@ -472,11 +481,7 @@ test('a context holds a held marker under its hub for as long as it holds or wai
   // sentinel's answer to the successor's announcement that came after its 100 ms start-up hold
   // let it grant a busy survivor's lock (CI run O, Chromium; with the hold at 1 ms, 2 runs of 4):
   // the marker stays while the context holds, found by listing storage however late.
-  const space = await lockSpace(t);
-  const sentinel = handStartedSentinel(t);
-  const indexedDB = new IDBFactory();
-  const heldMarker = new HeldMarker(indexedDB);
-  const a = space.client('a', {}, sentinel, undefined, { heldMarker });
+  const { a, sentinel, indexedDB, heldMarker } = await markedClient(t);
   const holder = requestHandle(a.locks, 'x');
   await holder.granted;
   assert.equal(heldMarkerHub(heldMarker.marker?.name ?? ''), 'first', 'marked under its hub while its sentinel has not answered');
@@ -493,10 +498,7 @@ test('a context holds a held marker under its hub for as long as it holds or wai
 test('a context\'s first held marker opens under the hub that greeted its port, before that hub\'s welcome', async (t) => {
   // The open is most of a first grant's wait for the marker (a dedicated worker: 4-22 ms in
   // Chromium), and the greeting comes before the welcome: 0.2-6 ms before it in a dedicated worker.
-  const space = await lockSpace(t);
-  const sentinel = handStartedSentinel(t);
-  const heldMarker = new HeldMarker(new IDBFactory());
-  const a = space.client('a', {}, sentinel, undefined, { heldMarker });
+  const { a, heldMarker } = await markedClient(t);
   const marked = [];
   const set = heldMarker.set.bind(heldMarker);
   heldMarker.set = (hubId) => {
@@ -515,11 +517,7 @@ test('a context\'s first held marker opens under the hub that greeted its port, 
 test('a context that leaves (pagehide) closes its held marker with its bye, not when the browser tears it down', async (t) => {
   // Firefox, a tab closed just after it released its lock (before its next check dropped the
   // marker): the next hub found the marker still held and opened its reclaim window for it.
-  const space = await lockSpace(t);
-  const sentinel = handStartedSentinel(t);
-  const indexedDB = new IDBFactory();
-  const heldMarker = new HeldMarker(indexedDB);
-  const a = space.client('a', {}, sentinel, undefined, { heldMarker });
+  const { a, indexedDB, heldMarker } = await markedClient(t);
   const holder = requestHandle(a.locks, 'x');
   await holder.granted;
   await eventually(() => heldMarker.marker?.db != null, 'the marker is open');
