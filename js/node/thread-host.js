@@ -12,7 +12,7 @@ import {
   registerThisThread, watchWorkers, goneSubtree, forgetThread, hasRecordedChildren, threadIsWatched,
   goneRecordedThreads, recordedThreadHasStopped, threadDeathsVisible, claimSweep,
 } from './thread-watch.js';
-import { GoneThreadCloser } from './close-gone.js';
+import { GoneThreadCloser, QUERY_WAITS_FOR_CLOSE_MS } from './close-gone.js';
 import { ensureKeeper } from './rendezvous.js';
 import { ThreadKeepAlive } from './keep-alive.js';
 import { runningMarkOf } from './running-mark.js';
@@ -69,9 +69,6 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads, mark) {
   update();
 }
 
-// How long a query() waits at most for threads reported ended to be closed (a stopped thread
-// leaves the kernel's list within milliseconds of its Worker's 'exit').
-const QUERY_WAITS_FOR_CLOSE_MS = 50;
 
 // How often the threads waiting for a lock look for threads that ended unseen (one of them per
 // period: a read of /proc/self/task/<tid> per recorded thread).

@@ -18,7 +18,7 @@ const bin = (relative) => path.join(repo, 'node_modules', relative);
 // all (Bun 1.4.5 + workerpool 10.0.3 and Deno 2.9.6 + tinypool 2.2.0 hang without this package too).
 // None on Deno 2.6: its BroadcastChannel cannot be unref'd, so there is no rendezvous, and a pool
 // worker that did not inherit the lock space rejects every request with LockSpaceError.
-// stopProof: a terminated worker is proven stopped within the 50 ms a query() waits after
+// stopProof: a terminated worker is proven stopped within the 1 s a query() waits after
 // terminate() resolved (Bun: the kernel; Deno 2.9: the kernel, once the running mark made
 // terminate() stop it, js/node/running-mark.js). Deno 2.6 stops a busy worker about 2 s later:
 // there only the safety half of terminate-cases.mjs is asserted.
