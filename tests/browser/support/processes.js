@@ -43,9 +43,16 @@ export function alive(pid) {
   } catch { return false; }
 }
 
-/** SIGKILLs `pid` and resolves once it has exited. */
+/** SIGKILLs `pid` and resolves once it has exited (at once if it already had: no such process). */
 export async function killAndWait(pid, timeoutMs = 10_000) {
-  process.kill(pid, 'SIGKILL');
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    // Gone between the caller's look and the kill (a WebKit browser ending after its session's
+    // delete: WebKit liveness.spec.js:108 failed so in clean-clone run AI).
+    if (error.code === 'ESRCH') return;
+    throw error;
+  }
   const deadline = Date.now() + timeoutMs;
   while (alive(pid)) {
     if (Date.now() > deadline) throw new Error(`process ${pid} still alive ${timeoutMs} ms after SIGKILL`);
