@@ -84,13 +84,31 @@ chromium_package_lane() {
 # log's tail is what a CI summary shows; Node 20 writes TAP, whose failures are scattered). A test
 # that waits for something that never comes fails after 15 minutes, named, instead of holding the
 # run until CI's limit (Node 20 counts the timeout per file, later versions per test).
+# The files of up to 3 failed tests run once more, as Playwright's retries do for the browser
+# specs: a failure that does not come back is printed as flaky (and the step passes); one that
+# does fails the step.
 node_test() {
-  local out status=0
+  local out status=0 again=0
   out=$(mktemp); cleanup_dirs+=("$out")
   loopback_only "$1" --test-timeout=900000 "${@:2}" 2>&1 | tee "$out" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "=== the failed tests, again:"
     awk -f scripts/node-test-digest.awk "$out" | head -300
+    local failed_files
+    mapfile -t failed_files < <(awk -f scripts/node-test-digest.awk "$out" | sed -n "s/^ *location: '\([^:']*\.test\.js\):.*/\1/p" | sort -u)
+    if [ "${#failed_files[@]}" -ge 1 ] && [ "${#failed_files[@]}" -le 3 ]; then
+      echo "=== their files once more: ${failed_files[*]}"
+      cleanup_dirs+=("$out.again")
+      loopback_only "$1" --test-timeout=900000 --test --test-force-exit "${failed_files[@]}" > "$out.again" 2>&1 || again=$?
+      if [ "$again" -eq 0 ]; then
+        echo "=== flaky (failed, then passed when their files ran again):"
+        awk -f scripts/node-test-digest.awk "$out" | grep -E '^ *not ok '
+        status=0
+      else
+        echo "=== failed again:"
+        awk -f scripts/node-test-digest.awk "$out.again" | head -300
+      fi
+    fi
   fi
   return "$status"
 }
