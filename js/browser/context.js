@@ -8,7 +8,7 @@
 import { createLockManager, opaqueOriginError } from '../api/lock-manager.js';
 import { HUB_NAME } from '../hub/protocol.js';
 import { HubBackend } from './hub-backend.js';
-import { Sentinel, sentinelWorkerFor } from './sentinel.js';
+import { Sentinel, sentinelWorkerFor, isWebKit } from './sentinel.js';
 import { AliveDatabase, indexedDBOf } from './alive-database.js';
 import { HeldMarker } from './held-marker.js';
 import { sentinelUrlOf, startScript } from './script-urls.js';
@@ -120,7 +120,7 @@ export function createContextBackend({ hubUrl, forceLocal = false, requireHub = 
   // What the next hub waits for if this context is busy when its hub dies and it has no sentinel.
   const heldMarker = viaHub ? new HeldMarker(indexedDBOf(scope)) : null;
   const outstanding = viaHub || kind === 'shared-worker' ? contextOutstanding(scope, kind, kind !== 'dedicated-worker' || takeCreatorMark(scope)) : null;
-  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, outstanding, bfcacheRule: bfcacheRule(scope) });
+  backend = new HubBackend(connect, { announcements, identify, sentinel, aliveDatabase, heldMarker, connectNow, outstanding, bfcacheRule: bfcacheRule(scope), confirmReleases: isWebKit(scope) });
   if (kind === 'dedicated-worker' && typeof scope.close === 'function') {
     // A worker that closes itself exits cleanly: say bye first, as a page does on pagehide.
     const nativeClose = scope.close;

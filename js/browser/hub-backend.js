@@ -65,7 +65,12 @@ export class HubBackend extends HubMessages {
     // task with no sentinel to answer, a frozen page) and given the lock to another, its word of
     // it still on the way: the port is in order, so one round trip settles it, and the request's
     // result is accepted only after it (a death heard first rejects it: loseHeld).
-    const unsure = this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
+    // WebKit hands the hub each port's messages on a road of its own, and not always in the order
+    // they were sent from different contexts: a release must have reached the hub before its
+    // request settles, or another context told of that (spec 4.1 step 2.4: "Release the lock",
+    // then resolve) could still find the lock held (an ifAvailable request answered null,
+    // cross-tab.spec.js). So there the round trip below is made for every release.
+    const unsure = this.confirmReleases || this.now() - this.lastPosted >= this.liveness.DEAD_AFTER * RELEASE_CHECK_SHARE;
     // The hub handles a release on arrival, never in its inbox: it does not wait behind requests
     // that flow control keeps here (a waiter elsewhere would wait for them).
     this.toHub(record.as === undefined ? { t: C.release, token } : { t: C.release, token, as: record.as });

@@ -52,6 +52,8 @@ export class HubLink {
     this.outstanding = options.outstanding ?? null;
     this.records = new RecordMap((busy) => this.outstanding?.set(this, busy));
     this.bfcacheRule = options.bfcacheRule ?? 'release';
+    // Every release waits for the hub's word before its request settles (WebKit: hub-backend.js release).
+    this.confirmReleases = options.confirmReleases;
     this.aborts = new Map();    // token -> resolve(boolean)
     this.abortsMade = new Map(); // token -> when abort() was called (`made`)
     this.made = 0;              // counts request(), abort() and query() calls: their order, for askAgain

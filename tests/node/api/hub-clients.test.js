@@ -790,6 +790,40 @@ test('a context that was heard from recently releases at once, with no round tri
   assert.equal(a.backend.stats.releaseChecks, 0);
 });
 
+/**
+ * One context's messages reach the hub `ms` late, in order (WebKit hands the hub each port's
+ * messages on a road of its own: another context's later message may arrive first).
+ */
+function slowRoadToHub(client, ms) {
+  const deliver = client.hubPort.onmessage;
+  client.hubPort.onmessage = (event) => setTimeout(() => deliver(event), ms);
+}
+
+for (const confirmReleases of [true, false]) {
+  const title = confirmReleases
+    ? 'where releases are confirmed (WebKit), a request settles only once the hub has its release: an ifAvailable request another context makes after that gets the lock, though the release came on a slower road'
+    : 'where releases are not confirmed, a release on a slower road than another context\'s later ifAvailable request may come second (the race the confirmation closes)';
+  test(title, async (t) => {
+    const space = await lockSpace(t);
+    const a = space.client('a', {}, null, undefined, { confirmReleases });
+    const b = space.client('b');
+    const held = requestHandle(a.locks, 'x');
+    await held.granted;
+    slowRoadToHub(a, 50);
+    held.release('done');
+    assert.deepEqual(await held.settled, { ok: true, value: 'done' });
+    const next = requestHandle(b.locks, 'x', { ifAvailable: true });
+    if (confirmReleases) {
+      assert.deepEqual(await next.granted, { name: 'x', mode: 'exclusive' }, 'released before a\'s request settled (spec 4.1 step 2.4)');
+      assert.equal(a.backend.stats.releaseChecks, 1);
+      next.release();
+    } else {
+      assert.equal(await next.granted, null, 'the hub still had a\'s lock when b asked');
+    }
+    await next.settled;
+  });
+}
+
 /** A channel for the hub's echo to itself (js/hub/hearing.js) that holds its messages while `held`. */
 function heldEchoChannel() {
   const channel = { posted: 0, held: true, waiting: 0, port2: { onmessage: null, start() {} } };
