@@ -112,6 +112,7 @@ const spread = (samples) => { const s = summarize(samples); return `${ms(s.min)}
 
 /** Markdown: the crash rows ([label, samples]) and the silent rows (livenessRounds' `silent`). */
 export function livenessTables(crashRows, silent = []) {
+  if (crashRows[0][1].length === 0) return '(liveness not measured: --liveness-rounds 0)';
   const lines = [
     `| a holder crashes (${crashRows[0][1].length} rounds): stop → the queued waiter's grant | target | min / median / max | met? |`,
     '|---|---:|---:|---|',

@@ -31,6 +31,9 @@ const loadAtStart = os.loadavg();
 const startedAt = new Date();
 
 const child = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname, ...silentPairs.map((p) => `${p.pingInterval}/${p.grace}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The server goes with this process, whatever ends it (it shares this process's stderr: a pipe
+// reading both would otherwise wait for it).
+process.on('exit', () => child.kill());
 const [portLine] = await once(child.stdout, 'data');
 const port = Number(String(portLine).trim());
 
