@@ -52,13 +52,15 @@ export class Flow {
   /**
    * A sync sent now, ahead of the messages still waiting here: resolves once the hub answered it,
    * so once this context has read every message the hub sent before (the port is in order), or
-   * when the port is replaced (restart).
+   * when the port is replaced (restart; without a port open, only then).
    */
   barrier() {
     const call = ++this.calls;
-    this.post({ t: C.sync, call });
-    this.sent++;
-    this.syncs.push([call, this.sent]);
+    if (this.open) {
+      this.post({ t: C.sync, call });
+      this.sent++;
+      this.syncs.push([call, this.sent]);
+    }
     return new Promise((resolve) => { this.barriers.set(call, resolve); });
   }
 

@@ -54,6 +54,7 @@ export class HubLink {
     this.bfcacheRule = options.bfcacheRule ?? 'release';
     // Every release waits for the hub's word before its request settles (WebKit: hub-backend.js release).
     this.confirmReleases = options.confirmReleases;
+    this.confirming = null;     // the sync behind this turn's releases, while it is not sent (hub-backend.js releaseBarrier)
     this.aborts = new Map();    // token -> resolve(boolean)
     this.abortsMade = new Map(); // token -> when abort() was called (`made`)
     this.made = 0;              // counts request(), abort() and query() calls: their order, for askAgain

@@ -824,6 +824,24 @@ for (const confirmReleases of [true, false]) {
   });
 }
 
+test('where releases are confirmed, a burst of releases sends the hub one sync behind them, not one each (the hub\'s inbox per context is bounded), and every request settles', async (t) => {
+  const space = await lockSpace(t);
+  const a = space.client('a', {}, null, undefined, { confirmReleases: true });
+  const handles = Array.from({ length: 300 }, (_, i) => requestHandle(a.locks, `burst-${i}`));
+  await Promise.all(handles.map((handle) => handle.granted));
+  let syncs = 0;
+  const deliver = a.hubPort.onmessage;
+  a.hubPort.onmessage = (event) => {
+    if (event.data?.t === 'sync') syncs++;
+    deliver(event);
+  };
+  for (const handle of handles) handle.release('done');
+  for (const handle of handles) assert.deepEqual(await handle.settled, { ok: true, value: 'done' });
+  assert.equal(syncs, 1);
+  assert.equal(a.backend.stats.releaseChecks, 300);
+  assert.equal(space.hub.engine.snapshot().held.length, 0);
+});
+
 /** A channel for the hub's echo to itself (js/hub/hearing.js) that holds its messages while `held`. */
 function heldEchoChannel() {
   const channel = { posted: 0, held: true, waiting: 0, port2: { onmessage: null, start() {} } };
