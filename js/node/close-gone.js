@@ -64,7 +64,7 @@ export class GoneThreadCloser {
     return reported && process.env[TRUST_REPORTED_END] === '1';
   }
 
-  /** Whether a thread reported ended waits to be closed (checked on every query(): no allocation). */
+  /** Whether a thread reported ended waits to be closed (the queries waiting for it go on once none does). */
   reportedPending() {
     for (const entry of this.pending.values()) if (entry.reported) return true;
     return false;

@@ -69,7 +69,6 @@ function serveDoorbell(backend, keepAlive, sweepGoneThreads, mark) {
   update();
 }
 
-
 // How often the threads waiting for a lock look for threads that ended unseen (one of them per
 // period: a read of /proc/self/task/<tid> per recorded thread).
 const SWEEP_MS = 100;
