@@ -12,12 +12,12 @@
 import { Outstanding } from './outstanding.js';
 import { markerMessage } from '../hub/protocol.js';
 import { sharedWorkerSays } from './shared-worker-busy.js';
+import { isFirefox, isWebKit } from './sentinel.js';
 
 /** 'keep-out' (Firefox), 'abort-waiting' (WebKit) or 'release' (Chromium and the rest). */
 export function bfcacheRule(scope = globalThis) {
-  const agent = scope.navigator?.userAgent ?? '';
-  if (/\bFirefox\//.test(agent)) return 'keep-out';
-  if (/\bAppleWebKit\//.test(agent) && !/(Chrome|Chromium|Edg)\//.test(agent)) return 'abort-waiting';
+  if (isFirefox(scope)) return 'keep-out';
+  if (isWebKit(scope)) return 'abort-waiting';
   return 'release';
 }
 

@@ -31,7 +31,7 @@ import { C, H, LIVENESS, ANNOUNCE } from '../hub/protocol.js';
  * that created it vouches for it at the hub instead (js/hub/liveness-judge.js vouchedFor). Firefox windows
  * keep theirs. A user-agent check: no feature reveals the bug.
  */
-function isFirefox(scope) {
+export function isFirefox(scope) {
   return /\bFirefox\//.test(String(scope.navigator?.userAgent ?? ''));
 }
 
