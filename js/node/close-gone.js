@@ -64,10 +64,11 @@ export class GoneThreadCloser {
     return reported && process.env[TRUST_REPORTED_END] === '1';
   }
 
-  /** Whether a thread reported ended waits to be closed (the queries waiting for it go on once none does). */
-  reportedPending() {
-    for (const entry of this.pending.values()) if (entry.reported) return true;
-    return false;
+  /** When the latest thread reported ended that still waits to be closed was reported; -Infinity: none waits. */
+  latestReport() {
+    let latest = -Infinity;
+    for (const entry of this.pending.values()) if (entry.reported && entry.since > latest) latest = entry.since;
+    return latest;
   }
 
   /**
@@ -79,9 +80,7 @@ export class GoneThreadCloser {
    * only the queries of its first `capMs`.
    */
   reportedEndsClosed(capMs) {
-    let latest = -Infinity;
-    for (const entry of this.pending.values()) if (entry.reported && entry.since > latest) latest = entry.since;
-    const left = latest + capMs - performance.now();
+    const left = this.latestReport() + capMs - performance.now();
     if (!(left > 0)) return null;
     return new Promise((resolve) => {
       const done = () => {
@@ -137,7 +136,7 @@ export class GoneThreadCloser {
         progress = true;
       }
     }
-    if (this.closedWaiters.length > 0 && !this.reportedPending()) {
+    if (this.closedWaiters.length > 0 && this.latestReport() === -Infinity) {
       for (const done of this.closedWaiters.splice(0)) done();
     }
     if (this.pending.size > 0 || this.toForget.size > 0) {
