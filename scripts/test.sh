@@ -92,17 +92,18 @@ node_test() {
   out=$(mktemp); cleanup_dirs+=("$out")
   loopback_only "$1" --test-timeout=900000 "${@:2}" 2>&1 | tee "$out" || status=$?
   if [ "$status" -ne 0 ]; then
+    local digest failed_files
+    digest=$(awk -f scripts/node-test-digest.awk "$out")
     echo "=== the failed tests, again:"
-    awk -f scripts/node-test-digest.awk "$out" | head -300
-    local failed_files
-    mapfile -t failed_files < <(awk -f scripts/node-test-digest.awk "$out" | sed -n "s/^ *location: '\([^:']*\.test\.js\):.*/\1/p" | sort -u)
+    head -300 <<< "$digest"
+    mapfile -t failed_files < <(sed -n "s/^ *location: '\([^:']*\.test\.js\):.*/\1/p" <<< "$digest" | sort -u)
     if [ "${#failed_files[@]}" -ge 1 ] && [ "${#failed_files[@]}" -le 3 ]; then
       echo "=== their files once more: ${failed_files[*]}"
       cleanup_dirs+=("$out.again")
       loopback_only "$1" --test-timeout=900000 --test --test-force-exit "${failed_files[@]}" > "$out.again" 2>&1 || again=$?
       if [ "$again" -eq 0 ]; then
         echo "=== flaky (failed, then passed when their files ran again):"
-        awk -f scripts/node-test-digest.awk "$out" | grep -E '^ *not ok '
+        grep -E '^ *not ok ' <<< "$digest"
         status=0
       else
         echo "=== failed again:"
