@@ -30,20 +30,10 @@ const RUNTIMES = [
 // A run that has not exited by then did not exit by itself (the suite takes 1-6 s on 2 cores).
 const EXIT_WITHIN_MS = 120_000;
 
-// The runtime itself crashing (its own crash report, not an outcome of ours): Bun 1.4.5 once
-// segfaulted in its main thread as crash-before-watch.mjs's worker threw (1 of 17 clean-clone
-// runs; none in 100 runs here, idle or beside two CPU hogs). Such a run is run once more, and said:
-// what it asserts must then pass as always.
-const RUNTIME_CRASH = /Bun has crashed|panic\(.*\): Segmentation fault/;
-
-async function run(command, options = {}) {
-  const first = await runOnce(command, options);
-  if (!RUNTIME_CRASH.test(first.output)) return first;
-  console.log(`     (the runtime itself crashed, ${command.slice(1).join(' ')}: "${first.output.split('\n').find((line) => RUNTIME_CRASH.test(line))}"; run once more)`);
-  return runOnce(command, options);
-}
-
-function runOnce([command, ...args], { timeout = EXIT_WITHIN_MS } = {}) {
+// The runtime itself crashing (its own crash report, not an outcome of ours: Bun 1.4.5 once
+// segfaulted in its main thread as crash-before-watch.mjs's worker threw, 1 of 17 clean-clone runs)
+// fails its case, which then runs once more (runCase): reported flaky if it passes then.
+function run([command, ...args], { timeout = EXIT_WITHIN_MS } = {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
