@@ -96,18 +96,19 @@ node_test() {
     digest=$(awk -f scripts/node-test-digest.awk "$out")
     echo "=== the failed tests, again:"
     head -300 <<< "$digest"
-    mapfile -t failed_files < <(sed -n "s/^ *location: '\([^:']*\.test\.js\):.*/\1/p" <<< "$digest" | sort -u)
+    # Their files: from Node 20's TAP (location: '<file>:line:col') or Node 22+'s spec reporter (test at <file>:line:col).
+    mapfile -t failed_files < <({ sed -n "s/^ *location: '\([^:']*\.test\.js\):.*/\1/p" <<< "$digest"; sed -n 's/^ *test at \([^:]*\.test\.js\):.*/\1/p' "$out"; } | sort -u)
     if [ "${#failed_files[@]}" -ge 1 ] && [ "${#failed_files[@]}" -le 3 ]; then
       echo "=== their files once more: ${failed_files[*]}"
       cleanup_dirs+=("$out.again")
       loopback_only "$1" --test-timeout=900000 --test --test-force-exit "${failed_files[@]}" > "$out.again" 2>&1 || again=$?
       if [ "$again" -eq 0 ]; then
-        echo "=== flaky (failed, then passed when their files ran again):"
-        grep -E '^ *not ok ' <<< "$digest"
+        echo "=== flaky (failed, then passed when their files ran again): ${failed_files[*]}"
+        grep -E '^ *not ok |^ *test at ' <<< "$digest"$'\n'"$(grep -E '^ *test at ' "$out")" || true
         status=0
       else
         echo "=== failed again:"
-        awk -f scripts/node-test-digest.awk "$out.again" | head -300
+        { awk -f scripts/node-test-digest.awk "$out.again"; sed -n '/failing tests:/,$p' "$out.again"; } | head -300
       fi
     fi
   fi
